@@ -1,0 +1,3 @@
+"""mmr: multi-model code review with a gated verdict."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from mmr.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The command-line interface: parse, call the core, render, return an exit code."""

@@ -1,0 +1,214 @@
+"""Data shapes shared by every part of mmr (spec ch. 03 §1, ch. 04 §1, §6.1).
+
+Models are dumped with ``exclude_none=True`` so an absent optional value is omitted
+from JSON rather than written as ``null``; field declaration order is the reference's
+key order, which scripts comparing JSON byte for byte rely on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Severity = Literal["P0", "P1", "P2", "P3"]
+SEVERITIES: tuple[Severity, ...] = ("P0", "P1", "P2", "P3")
+SEVERITY_ORDER: dict[str, int] = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+
+ChannelStatus = Literal[
+    "dispatched", "running", "completed", "timeout", "failed", "auth_failed", "not_installed",
+    "skipped",
+]
+TERMINAL_STATUSES: frozenset[str] = frozenset(
+    {"completed", "timeout", "failed", "auth_failed", "not_installed", "skipped"}
+)
+JobStatus = Literal["dispatched", "running", "completed"]
+Verdict = Literal["pass", "degraded-pass", "blocked", "needs-user-decision"]
+Agreement = Literal["consensus", "majority", "unique"]
+Confidence = Literal["high", "medium", "low"]
+ReportedConfidence = Literal["confirmed", "suspected"]
+TrustMode = Literal["base-ref", "untrusted-head", "non-git"]
+
+#: Exit code for each verdict (ch. 04 §5.5).
+VERDICT_EXIT_CODES: dict[str, int] = {
+    "pass": 0,
+    "degraded-pass": 0,
+    "blocked": 2,
+    "needs-user-decision": 3,
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Plain-JSON form with absent optional fields omitted."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class Finding(_Model):
+    """One issue reported by one channel, after validation (ch. 03 §1.1)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    severity: Severity
+    location: str
+    description: str
+    suggestion: str = ""
+    id: str | None = None
+    category: str | None = None
+    #: The model's own confidence, from the markdown-findings parser (never keyed).
+    reported_confidence: ReportedConfidence | None = None
+
+
+class ParsedOutput(_Model):
+    """A reply that parsed (ch. 03 §1.2). ``approved`` is informative only."""
+
+    approved: bool
+    findings: list[Finding]
+    summary: str
+
+
+PARSE_FAILURE_SUMMARY = "Output parsing failed."
+PARSE_FAILURE_PREFIX = "Failed to parse channel output: "
+
+
+class ParseFailure(_Model):
+    """A reply that did not parse: a typed outcome, never an empty review (Decisions)."""
+
+    error: str
+
+    @property
+    def description(self) -> str:
+        """The reference's wording, used as the channel's ``error`` field."""
+        return PARSE_FAILURE_PREFIX + self.error
+
+    def as_reference_output(self) -> ParsedOutput:
+        """The reference's failure result (ch. 03 §2.1), for byte-compatible JSON."""
+        return ParsedOutput(
+            approved=False,
+            findings=[
+                Finding(
+                    severity="P1",
+                    location="output-parser",
+                    description=self.description,
+                    suggestion="Check the raw output for unexpected format changes.",
+                )
+            ],
+            summary=PARSE_FAILURE_SUMMARY,
+        )
+
+
+ParseResult = ParsedOutput | ParseFailure
+
+
+class ReconciledFinding(_Model):
+    """A group of findings merged across channels (ch. 03 §1.5, ch. 04 §3.4).
+
+    ``id`` is either the representative's model-supplied id or a generated ``F-NNN``;
+    the reference writes a generated id as the *last* key, so serialisation goes through
+    :meth:`to_json_dict`, which knows which one it is.
+    """
+
+    severity: Severity
+    location: str
+    description: str
+    suggestion: str
+    id: str | None = None
+    category: str | None = None
+    reported_confidence: ReportedConfidence | None = None
+    confidence: Confidence
+    sources: list[str]
+    agreement: Agreement
+    finding_key: str
+    description_shingle: list[str]
+    generated_id: str | None = Field(default=None, exclude=True)
+    acknowledged: bool | None = None
+    ack_match: Literal["exact", "fuzzy"] | None = None
+    ack_reason: str | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        data = self.model_dump(mode="json", exclude_none=True)
+        if self.generated_id is not None and self.id is None:
+            # Reference key order: a generated id follows description_shingle.
+            ordered: dict[str, Any] = {}
+            for key, value in data.items():
+                ordered[key] = value
+                if key == "description_shingle":
+                    ordered["id"] = self.generated_id
+            return ordered
+        return data
+
+    @property
+    def display_id(self) -> str:
+        return self.id if self.id is not None else (self.generated_id or "")
+
+
+class Telemetry(_Model):
+    """Per-channel usage figures extracted by a channel's ``telemetry`` config (ch. 06 §2)."""
+
+    context_window: float | None = None
+    input_tokens: float | None = None
+    output_tokens: float | None = None
+    cost_usd: float | None = None
+    turns: float | None = None
+
+
+class ChannelResult(_Model):
+    """One entry of ``per_channel`` in the results document (ch. 04 §1, §6.1)."""
+
+    status: ChannelStatus
+    elapsed: str
+    findings: list[Finding]
+    raw_output: str | None = None
+    error: str | None = None
+    recovery: str | None = None
+    reason: str | None = None
+    attempts: int | None = None
+    telemetry: Telemetry | None = None
+
+
+class ResultsMetadata(_Model):
+    channels_dispatched: int
+    channels_completed: int
+    channels_partial: int
+    total_elapsed: str
+    channels_independent: int | None = None
+
+
+class ReconciledResults(_Model):
+    """The document `review --sync`, `results` and `reconcile` print (ch. 04 §6.1)."""
+
+    job_id: str | None
+    verdict: Verdict
+    fix_threshold: Severity
+    advisory_count: int
+    approved: bool
+    summary: str
+    reconciled_findings: list[ReconciledFinding]
+    per_channel: dict[str, ChannelResult]
+    metadata: ResultsMetadata
+    trust_mode: TrustMode | None = None
+    proposed_acks: list[str] | None = None
+    proposed_config_change: bool | None = None
+    session_id: str | None = None
+    round: int | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if value is None and name != "job_id":
+                continue
+            if name == "job_id" and value is None:
+                # Only the ratification-gate document has no job (mmr writes null there).
+                data[name] = None
+            elif name == "reconciled_findings":
+                data[name] = [f.to_json_dict() for f in value]
+            elif name == "per_channel":
+                data[name] = {ch: r.to_json_dict() for ch, r in value.items()}
+            elif isinstance(value, BaseModel):
+                data[name] = value.model_dump(mode="json", exclude_none=True)
+            else:
+                data[name] = value
+        return data
