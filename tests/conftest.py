@@ -36,9 +36,13 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "tests@example.invalid")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "mmr tests")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "tests@example.invalid")
-    before = dict(os.environ)
+    before = _environment()
     yield home
-    assert dict(os.environ) == before, "a test changed os.environ outside monkeypatch"
+    assert _environment() == before, "a test changed os.environ outside monkeypatch"
+
+
+def _environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
 
 
 @pytest.fixture
