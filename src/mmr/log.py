@@ -6,12 +6,11 @@ import os
 import sys
 from typing import Any
 
-_configured = False
+_state = {"configured": False}
 
 
 def configure(verbose: bool = False) -> None:
     """Send structured logs to stderr; quiet (warnings and up) unless verbose or MMR_DEBUG."""
-    global _configured
     import logging
 
     import structlog
@@ -27,13 +26,13 @@ def configure(verbose: bool = False) -> None:
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
-    _configured = True
+    _state["configured"] = True
 
 
 def get_logger(name: str) -> Any:
     """A structlog logger bound to ``name`` (configured on first use)."""
     import structlog
 
-    if not _configured:
+    if not _state["configured"]:
         configure()
     return structlog.get_logger(name)

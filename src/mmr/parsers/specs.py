@@ -1,0 +1,99 @@
+"""Object-form ``output_parser`` specs (spec ch. 03 §6.1, ch. 01 §2.8, ch. 06 §2-3).
+
+A parser spec is either a registered parser *name* (a string) or one of these objects,
+discriminated on ``kind``. Unknown keys are dropped (the reference's objects are not
+strict); an unknown ``kind`` is a validation error. Field order is the dump order.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mmr.config.types import PositiveInt, StrictBool, StrictStr
+from mmr.models import Severity
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class IncompleteGuard(_Spec):
+    """Fail the parse when ``status_path`` resolves to one of ``values`` (e.g. grok's Cancelled)."""
+
+    status_path: StrictStr
+    values: Annotated[list[StrictStr], Field(min_length=1)]
+    message: StrictStr
+
+
+class UnwrapJsonpathSpec(_Spec):
+    kind: Literal["unwrap-jsonpath"]
+    wrap: StrictStr
+    error_path: StrictStr | None = None
+    then: ParserSpec = "default"
+    incomplete: IncompleteGuard | None = None
+
+
+class RegexFields(_Spec):
+    """Capture-group numbers (named groups are numbered too) for each finding field."""
+
+    location: PositiveInt
+    description: PositiveInt
+    id: PositiveInt | None = None
+    category: PositiveInt | None = None
+    severity: PositiveInt | None = None
+    suggestion: PositiveInt | None = None
+
+
+class RegexFindingsSpec(_Spec):
+    kind: Literal["regex-findings"]
+    pattern: StrictStr
+    flags: StrictStr = "gm"
+    default_severity: Severity = "P2"
+    fields: RegexFields
+
+    @field_validator("flags")
+    @classmethod
+    def _known_flags(cls, value: str) -> str:
+        if not re.fullmatch(r"[dgimsuvy]*", value):
+            raise ValueError(f"flags must use only the letters dgimsuvy (got {value!r})")
+        return value
+
+
+DEFAULT_SEVERITY_MAP: dict[str, Severity] = {"BLOCKER": "P1", "SHOULD-FIX": "P2", "NIT": "P3"}
+
+
+class MarkdownGate(_Spec):
+    require_existing_path: StrictBool = True
+
+
+class MarkdownFindingsSpec(_Spec):
+    """``### [BLOCKER|SHOULD-FIX|NIT] title`` blocks (ch. 06 §2)."""
+
+    kind: Literal["markdown-findings"]
+    severity_map: dict[StrictStr, Severity] = Field(
+        default_factory=lambda: dict(DEFAULT_SEVERITY_MAP)
+    )
+    gate: MarkdownGate = Field(default_factory=MarkdownGate)
+
+
+class AnswerGate(_Spec):
+    require_citation: StrictBool = True
+
+
+class AnswerSpec(_Spec):
+    """The reply text as the answer (explore channels, ch. 06 §3)."""
+
+    kind: Literal["answer"]
+    gate: AnswerGate = Field(default_factory=AnswerGate)
+
+
+ObjectParserSpec = Annotated[
+    UnwrapJsonpathSpec | RegexFindingsSpec | MarkdownFindingsSpec | AnswerSpec,
+    Field(discriminator="kind"),
+]
+ParserSpec = StrictStr | ObjectParserSpec
+
+UnwrapJsonpathSpec.model_rebuild()
