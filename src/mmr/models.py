@@ -73,10 +73,18 @@ PARSE_FAILURE_SUMMARY = "Output parsing failed."
 PARSE_FAILURE_PREFIX = "Failed to parse channel output: "
 
 
+ParseFailureReason = Literal["parse_error", "gate_failed"]
+
+
 class ParseFailure(_Model):
-    """A reply that did not parse: a typed outcome, never an empty review (Decisions)."""
+    """A reply that did not parse: a typed outcome, never an empty review (Decisions).
+
+    ``reason`` is the channel's ``reason`` at settle: ``gate_failed`` when the reply parsed
+    but failed its parser's gate (ch. 06 §2), else ``parse_error`` (ch. 02 §5.8).
+    """
 
     error: str
+    reason: ParseFailureReason = "parse_error"
 
     @property
     def description(self) -> str:
@@ -145,13 +153,16 @@ class ReconciledFinding(_Model):
 
 
 class Telemetry(_Model):
-    """Per-channel usage figures extracted by a channel's ``telemetry`` config (ch. 06 §2)."""
+    """Per-channel usage figures extracted by a channel's ``telemetry`` config (ch. 06 §2).
 
-    context_window: float | None = None
-    input_tokens: float | None = None
-    output_tokens: float | None = None
-    cost_usd: float | None = None
-    turns: float | None = None
+    ``int | float`` keeps a whole count an int, so JSON shows ``1234`` and not ``1234.0``.
+    """
+
+    context_window: int | float | None = None
+    input_tokens: int | float | None = None
+    output_tokens: int | float | None = None
+    cost_usd: int | float | None = None
+    turns: int | float | None = None
 
 
 class ChannelResult(_Model):

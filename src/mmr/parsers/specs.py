@@ -8,9 +8,18 @@ strict); an unknown ``kind`` is a validation error. Field order is the dump orde
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from functools import cache
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from mmr.config.types import PositiveInt, StrictBool, StrictStr
 from mmr.models import Severity
@@ -97,3 +106,32 @@ ObjectParserSpec = Annotated[
 ParserSpec = StrictStr | ObjectParserSpec
 
 UnwrapJsonpathSpec.model_rebuild()
+
+OBJECT_PARSER_KINDS: tuple[str, ...] = (
+    "unwrap-jsonpath", "regex-findings", "markdown-findings", "answer",
+)
+
+
+@cache
+def _spec_adapter() -> TypeAdapter[ParserSpec]:
+    return TypeAdapter(ParserSpec)
+
+
+def coerce_parser_spec(spec: object) -> ParserSpec:
+    """A parser spec from a model, a name, or its JSON form (as saved on a job record).
+
+    Raises ValueError with a one-line message: ``Unsupported output_parser kind: X`` for an
+    unknown kind (ch. 03 §2.1), else the first validation problem.
+    """
+    if isinstance(
+        spec, str | UnwrapJsonpathSpec | RegexFindingsSpec | MarkdownFindingsSpec | AnswerSpec
+    ):
+        return spec
+    if isinstance(spec, Mapping) and spec.get("kind") not in OBJECT_PARSER_KINDS:
+        raise ValueError(f"Unsupported output_parser kind: {spec.get('kind')}")
+    try:
+        return _spec_adapter().validate_python(spec)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"invalid output_parser ({where}): {first['msg']}") from None

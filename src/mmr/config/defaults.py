@@ -1,0 +1,80 @@
+"""The built-in layer: the default ``defaults`` block plus the shipped channel presets.
+
+Presets are pure data under ``channels/`` (one file per channel, root key = channel
+name). Their registry order is the explicit constant below, never directory order.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from typing import Any
+
+from mmr.errors import ConfigError
+
+#: Registry order of the built-in channels (ch. 01 §3.1, ch. 06 §3).
+BUILTIN_CHANNEL_ORDER: tuple[str, ...] = (
+    "claude", "gemini", "codex", "grok", "antigravity", "opencode", "doc-conformance",
+    "minimax", "minimax-m3", "minimax-explore",
+)
+
+#: The reference's built-in ``defaults`` block (§2.2–2.3); the schema fills mmr's additions.
+BUILTIN_DEFAULTS: dict[str, Any] = {
+    "fix_threshold": "P2",
+    "min_completed_channels": 2,
+    "timeout": 300,
+    "format": "json",
+    "parallel": True,
+    "job_retention_days": 7,
+    "loop_control": {"max_rounds_default": 5, "repeat_suppression_enabled": False},
+}
+
+BUILTIN_LABEL = "built-in defaults"
+
+#: Claude's JSON envelope: unwrap ``$.result``, fail on ``is_error`` (Decisions).
+CLAUDE_RESULT_PARSER: dict[str, Any] = {
+    "kind": "unwrap-jsonpath", "wrap": "$.result", "error_path": "$.is_error", "then": "default",
+}
+
+
+def builtin_layer() -> dict[str, Any]:
+    """A fresh copy of the built-in layer: ``version``, ``defaults`` and every preset."""
+    return copy.deepcopy(_builtin_layer())
+
+
+@cache
+def _builtin_layer() -> dict[str, Any]:
+    channels = {name: _read_preset(name) for name in BUILTIN_CHANNEL_ORDER}
+    return {"version": 1, "defaults": copy.deepcopy(BUILTIN_DEFAULTS), "channels": channels}
+
+
+def _read_preset(name: str) -> dict[str, Any]:
+    from mmr.config.yaml_io import parse_config_mapping
+    from mmr.resources import channels_dir
+
+    path = channels_dir() / f"{name}.yaml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"built-in channel preset {path} cannot be read: {exc}") from None
+    document = parse_config_mapping(text, str(path))
+    if list(document) != [name] or not isinstance(document[name], dict):
+        raise ConfigError(f"built-in channel preset {path} must hold one mapping, keyed {name!r}")
+    channel: dict[str, Any] = document[name]
+    return channel
+
+
+def default_compensator_channel() -> dict[str, Any]:
+    """The fixed fallback compensator (ch. 02 §8.2), as a raw subprocess channel mapping.
+
+    Not the registry's ``claude``: ``claude -p --output-format json``, stderr captured,
+    ``defaults.timeout``, and the claude envelope unwrapped before the default parser.
+    Validate it with ``SubprocessChannel.model_validate``.
+    """
+    return {
+        "kind": "subprocess",
+        "command": "claude -p",
+        "flags": ["--output-format", "json"],
+        "output_parser": copy.deepcopy(CLAUDE_RESULT_PARSER),
+        "stderr": "capture",
+    }

@@ -1,0 +1,116 @@
+"""What a config load returns, and where the project layer comes from."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mmr.config.aliases import normalize_channel_name
+from mmr.config.provenance import Provenance, Source
+from mmr.config.schema import Defaults, HttpChannel, MmrConfig, SubprocessChannel
+
+Channel = SubprocessChannel | HttpChannel
+
+
+@dataclass(frozen=True)
+class WorkingTree:
+    """Read the project layer from ``<project root>/.mmr.yaml`` on disk."""
+
+
+@dataclass(frozen=True)
+class ProjectText:
+    """The project layer's text, read by the caller (e.g. ``git show <ref>:.mmr.yaml``).
+
+    ``label`` names it in errors, for example ``origin/main:.mmr.yaml``.
+    """
+
+    text: str
+    label: str
+
+
+ProjectSource = WorkingTree | ProjectText
+
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    """One parsed, alias-normalised layer: ``label`` names it in messages."""
+
+    source: Source
+    label: str
+    path: Path | None
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The validated config, where each value came from, and the layers it was built from."""
+
+    config: MmrConfig
+    provenance: Provenance
+    layers: tuple[ConfigLayer, ...]
+    warnings: tuple[str, ...] = ()
+    #: ``--timeout`` of this run; it wins over every channel's own timeout (Decisions).
+    cli_timeout: float | None = None
+
+    @property
+    def defaults(self) -> Defaults:
+        return self.config.defaults
+
+    @property
+    def channels(self) -> dict[str, Channel]:
+        """Every channel, in registry order."""
+        return self.config.channels
+
+    def channel(self, name: str) -> Channel | None:
+        """The channel called ``name`` (an alias is accepted), or None."""
+        return self.config.channels.get(normalize_channel_name(name))
+
+    def timeout_for(self, name: str) -> float:
+        """Seconds channel ``name`` may run: ``--timeout``, else its own, else the default."""
+        if self.cli_timeout is not None:
+            return self.cli_timeout
+        channel = self.channel(name)
+        if channel is not None and channel.timeout is not None:
+            return channel.timeout
+        return self.config.defaults.timeout
+
+    def layer(self, source: Source) -> ConfigLayer | None:
+        """The layer loaded from ``source``, if there was one."""
+        return next((layer for layer in self.layers if layer.source == source), None)
+
+    @property
+    def channels_disabled_source(self) -> Source | None:
+        """The layer whose top-level ``channels_disabled`` list is in effect (§6)."""
+        for layer in reversed(self.layers):
+            if "channels_disabled" in layer.data:
+                return layer.source
+        return None
+
+
+_printed: set[str] = set()
+
+
+def print_warning(message: str) -> None:
+    """The default warning sink: stderr, each distinct line once per process (Q13)."""
+    if message in _printed:
+        return
+    _printed.add(message)
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+@dataclass
+class WarningSink:
+    """Collects one load's warnings (each once) and forwards them to the caller's sink."""
+
+    forward: Callable[[str], None] | None = None
+    messages: list[str] = field(default_factory=list)
+
+    def __call__(self, message: str) -> None:
+        if message in self.messages:
+            return
+        self.messages.append(message)
+        (self.forward or print_warning)(message)

@@ -1,0 +1,185 @@
+"""Read config YAML the way the reference does: YAML 1.2 core schema, one document.
+
+PyYAML follows YAML 1.1, where ``yes``/``on`` are booleans, ``0777`` is octal 511,
+``1e3`` is a string and ``1:30`` is 90. The resolver below recognises only the 1.2
+core forms (plus timestamps, which the reference also produces and which then fail
+any string field). Duplicate keys and multi-document streams are errors, as in the
+reference. Every failure is a :class:`~mmr.errors.ConfigError` naming the file and,
+where the parser knows it, the line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import MappingNode, Node
+from yaml.resolver import BaseResolver
+
+from mmr.errors import ConfigError
+
+_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_TIMESTAMP = re.compile(
+    r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}"
+    r"(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$"
+)
+
+
+class _CoreResolver(BaseResolver):
+    """Implicit tags of the YAML 1.2 core schema (and timestamps, as the reference has)."""
+
+
+for _tag, _pattern, _first in (
+    ("bool", _BOOL, "tTfF"),
+    ("int", _INT, "-+0123456789"),
+    ("float", _FLOAT, "-+0123456789."),
+    ("null", _NULL, ["~", "n", "N", ""]),
+    ("timestamp", _TIMESTAMP, "0123456789"),
+):
+    _CoreResolver.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", _pattern, list(_first))
+
+
+class _CoreConstructor(SafeConstructor):
+    """SafeConstructor with 1.2 numbers and duplicate-key detection."""
+
+    def construct_yaml_int(self, node: Node) -> int:
+        text = str(self.construct_scalar(node))  # type: ignore[arg-type]
+        if text.startswith("0o"):
+            return int(text[2:], 8)
+        if text.startswith("0x"):
+            return int(text[2:], 16)
+        return int(text, 10)  # leading zeros are decimal in 1.2: 0777 is 777
+
+    def construct_yaml_float(self, node: Node) -> float:
+        text = str(self.construct_scalar(node)).lower()  # type: ignore[arg-type]
+        if text.endswith(".inf"):
+            return -math.inf if text.startswith("-") else math.inf
+        if text == ".nan":
+            return math.nan
+        return float(text)
+
+    def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
+        if not isinstance(node, MappingNode):
+            raise ConstructorError(None, None, "expected a mapping", node.start_mark)
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = _js_key(self.construct_object(key_node, deep=True))
+            if key is None:
+                raise ConstructorError(None, None, "a mapping key must be a plain scalar",
+                                       key_node.start_mark)
+            if key in mapping:
+                raise ConstructorError(
+                    None, None, f'duplicated mapping key "{key}"', key_node.start_mark
+                )
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+    yaml_constructors = {  # noqa: RUF012 - PyYAML's registry is a class attribute by design
+        **SafeConstructor.yaml_constructors,
+        "tag:yaml.org,2002:int": construct_yaml_int,
+        "tag:yaml.org,2002:float": construct_yaml_float,
+    }
+
+
+def _js_key(key: Any) -> str | None:
+    """Mapping keys become strings, as object keys do in the reference (``1:`` is ``"1"``)."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, int | float):
+        return str(int(key)) if isinstance(key, float) and key.is_integer() else str(key)
+    return None
+
+
+class _PureLoader(
+    yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer,
+    _CoreConstructor, _CoreResolver,
+):
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        _CoreConstructor.__init__(self)
+        _CoreResolver.__init__(self)
+
+
+_Loader: Any = _PureLoader
+if yaml.__with_libyaml__:
+    from yaml._yaml import CParser as _CParser
+
+    class _FastLoader(_CParser, _CoreConstructor, _CoreResolver):
+        """libyaml's parser with the Python 1.2 resolver and constructor (they run in Python)."""
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            _CoreConstructor.__init__(self)
+            _CoreResolver.__init__(self)
+
+    _Loader = _FastLoader
+
+
+def parse_yaml(text: str, label: str) -> Any:
+    """Parse one YAML 1.2 document; ``None`` for an empty or comment-only document."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        return None if node is None else loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"Failed to parse {label}: {_describe(exc)}") from None
+    except (ValueError, OverflowError) as exc:  # e.g. a timestamp-shaped 2024-13-45
+        raise ConfigError(f"Failed to parse {label}: {exc}") from None
+    finally:
+        loader.dispose()
+
+
+def parse_config_mapping(text: str, label: str) -> dict[str, Any]:
+    """Parse a config document whose root must be a mapping; empty files give ``{}``."""
+    data = parse_yaml(text, label)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"Invalid config in {label}: expected a mapping at the top level, got {yaml_kind(data)}"
+        )
+    return data
+
+
+_KIND_WORDS: tuple[tuple[type | None, str], ...] = (
+    (type(None), "null"), (bool, "boolean"), (int, "number"), (float, "number"),
+    (str, "string"), (list, "list"), (dict, "mapping"),
+)
+
+
+def yaml_kind(value: Any) -> str:
+    """The YAML word for a parsed value's type, for error messages."""
+    for python_type, word in _KIND_WORDS:
+        if python_type is not None and isinstance(value, python_type):
+            return word
+    return "date" if hasattr(value, "isoformat") else type(value).__name__
+
+
+def _describe(exc: yaml.YAMLError) -> str:
+    """One line: the problem, then where it is (1-based line and column)."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        problem = exc.problem or exc.context or "invalid YAML"
+        if "but found another document" in problem:
+            problem = "expected a single document in the stream, but found more"
+        mark = exc.problem_mark or exc.context_mark
+        if mark is not None:
+            return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
+        return problem
+    return " ".join(str(exc).split())
