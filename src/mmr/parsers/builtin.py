@@ -1,0 +1,109 @@
+"""The four built-in named parsers: default, default-last, gemini, doc-conformance (ch. 03 §5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mmr.models import ParsedOutput
+from mmr.parsers.errors import ParseError
+from mmr.parsers.registry import register_parser
+from mmr.parsers.scanners import extract_first_object, extract_last_object
+from mmr.parsers.text import decode_json, fix_trailing_commas, strip_markdown_fences
+from mmr.parsers.validate import has_blocking, lenient_finding, lenient_reply, strict_finding
+
+_FINDING_KEYS = frozenset({"severity", "location", "description"})
+
+
+def bare_findings_array(text: str) -> ParsedOutput | None:
+    """A reply that is nothing but a JSON array of finding objects (Q4, mmr).
+
+    The reference takes the first element as "the reply" and loses every finding. mmr
+    reads the elements as findings, approved unless one is P0 or P1 (the rule of §8).
+    Anything else returns None and is parsed as the reference does: prose around the
+    array, or elements that are not finding-shaped objects (claude's events array must
+    not pass for findings).
+    """
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        return None
+    try:
+        items = _decode_object(body)
+    except Exception:
+        return None
+    if not isinstance(items, list) or not all(_finding_shaped(item) for item in items):
+        return None
+    findings = [lenient_finding(item) for item in items]
+    return ParsedOutput(approved=not has_blocking(findings), findings=findings, summary="")
+
+
+def _finding_shaped(item: Any) -> bool:
+    return isinstance(item, dict) and not _FINDING_KEYS.isdisjoint(item)
+
+
+def _decode_object(candidate: str) -> Any:
+    """Decode after trailing-comma removal."""
+    return decode_json(fix_trailing_commas(candidate))
+
+
+@register_parser("default")
+def parse_default(raw: str) -> ParsedOutput:
+    """Fences stripped, the first object taken, leniently validated (§5.1)."""
+    text = strip_markdown_fences(raw)
+    bare = bare_findings_array(text)
+    if bare is not None:
+        return bare
+    return lenient_reply(_decode_object(extract_first_object(text)))
+
+
+@register_parser("default-last")
+def parse_default_last(raw: str) -> ParsedOutput:
+    """Like ``default``, but the last complete object wins (schema-constrained output, §5.2)."""
+    text = strip_markdown_fences(raw)
+    bare = bare_findings_array(text)
+    if bare is not None:
+        return bare
+    return lenient_reply(extract_last_object(text))
+
+
+@register_parser("gemini")
+def parse_gemini(raw: str) -> ParsedOutput:
+    """Unwrap ``{"response": "<reply>"}`` when present, else read the object itself (§5.3)."""
+    candidate = fix_trailing_commas(extract_first_object(strip_markdown_fences(raw)))
+    try:
+        outer = decode_json(candidate)
+        response = outer.get("response") if isinstance(outer, dict) else None
+        if isinstance(response, str):
+            return parse_default(response)
+        return lenient_reply(outer)
+    except Exception:
+        # As in the reference, any failure re-parses the original text with `default`.
+        # With the missing-findings rule that no longer hides an unparseable response (Q9).
+        return parse_default(raw)
+
+
+NOT_AN_ARRAY = (
+    "doc-conformance output is valid JSON but not an array — check that "
+    "`scaffold observe audit --output-mode=mmr-findings` emits a JSON array"
+)
+
+
+@register_parser("doc-conformance")
+def parse_doc_conformance(raw: str) -> ParsedOutput:
+    """The whole text is a JSON array of strictly valid findings (§5.4).
+
+    Decode and validation errors are parse failures, not P1 findings that the diff
+    filter would silently drop (Q3).
+    """
+    try:
+        items = decode_json(raw)
+    except Exception as exc:
+        raise ParseError(f"doc-conformance output is not valid JSON: {exc}") from exc
+    if not isinstance(items, list):
+        raise ParseError(NOT_AN_ARRAY)
+    try:
+        findings = [strict_finding(item) for item in items]
+    except ParseError as exc:
+        raise ParseError(f"doc-conformance output failed validation: {exc}") from exc
+    blocking = has_blocking(findings)
+    summary = f"doc-conformance: {len(findings)} finding(s)" + (" (blocking)" if blocking else "")
+    return ParsedOutput(approved=not blocking, findings=findings, summary=summary)

@@ -1,0 +1,54 @@
+"""The table of named parsers: ``output_parser: <name>`` in config (ch. 03 §2.2-§2.3).
+
+A named parser is a function from the raw reply to a ParsedOutput that raises on
+failure. The built-ins register themselves when :mod:`mmr.parsers` is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from mmr.models import ParsedOutput
+
+NamedParser = Callable[[str], ParsedOutput]
+ParserT = TypeVar("ParserT", bound=NamedParser)
+
+FALLBACK_PARSER = "default"
+_REGISTRY: dict[str, NamedParser] = {}
+_warned: set[str] = set()
+
+
+def register_parser(name: str) -> Callable[[ParserT], ParserT]:
+    """Decorator: make ``fn`` available as ``output_parser: <name>``."""
+
+    def decorate(fn: ParserT) -> ParserT:
+        _REGISTRY[name] = fn
+        return fn
+
+    return decorate
+
+
+def is_registered(name: str) -> bool:
+    """Whether ``name`` is a known parser (config load warns about the others, Q6)."""
+    return name in _REGISTRY
+
+
+def registered_names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def get_parser(name: str) -> NamedParser:
+    """The parser registered as ``name``; an unknown name falls back to ``default`` (Q6)."""
+    parser = _REGISTRY.get(name)
+    if parser is not None:
+        return parser
+    if name not in _warned:
+        _warned.add(name)
+        from mmr.log import get_logger
+
+        get_logger(__name__).warning(
+            "parser.unknown_name", name=name, using=FALLBACK_PARSER,
+            known=sorted(_REGISTRY),
+        )
+    return _REGISTRY[FALLBACK_PARSER]

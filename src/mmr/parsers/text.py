@@ -1,0 +1,65 @@
+"""Text clean-up shared by the JSON parsers: fences, trailing commas, strict decoding (ch. 03 §3).
+
+The reference runs JavaScript regular expressions; the patterns here spell out the
+JavaScript meaning of ``\\s``, ``^`` and ``$`` so that the same bytes give the same text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+#: JavaScript's ``\s`` (ECMAScript WhiteSpace and LineTerminator); Python's differs slightly.
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+#: Characters after which a JavaScript multiline ``^`` matches, and before which ``$`` does.
+_JS_LINE_END = "\n\r\u2028\u2029"
+
+_OPENING_FENCE = re.compile(
+    rf"(?:^|(?<=[\r\u2028\u2029]))```(?:json)?[{JS_SPACE}]*\n?", re.MULTILINE
+)
+_CLOSING_FENCE = re.compile(rf"\n?```[{JS_SPACE}]*(?=[{_JS_LINE_END}]|\Z)")
+
+_TRAILING_COMMA = re.compile(rf",[{JS_SPACE}]*(?=[}}\]])")
+# A JSON string (possibly unterminated at the end of the text), or a trailing comma.
+_STRING_OR_TRAILING_COMMA = re.compile(
+    rf'("[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z))|,[{JS_SPACE}]*(?=[}}\]])', re.DOTALL
+)
+
+
+def strip_markdown_fences(text: str) -> str:
+    """Remove ```` ```json ```` openers at line starts, then closing ```` ``` ```` fences (§3.1)."""
+    if "```" not in text:
+        return text
+    return _CLOSING_FENCE.sub("", _OPENING_FENCE.sub("", text))
+
+
+def fix_trailing_commas(text: str, *, string_aware: bool = True) -> str:
+    """Delete every comma (and the whitespace after it) that precedes ``}`` or ``]`` (§3.2).
+
+    ``string_aware=False`` is the reference behaviour, which also rewrites text inside
+    JSON strings (Q2); mmr leaves strings alone.
+    """
+    if _TRAILING_COMMA.search(text) is None:
+        return text
+    if not string_aware:
+        return _TRAILING_COMMA.sub("", text)
+    return _STRING_OR_TRAILING_COMMA.sub(lambda m: m.group(1) or "", text)
+
+
+def _reject_constant(name: str) -> Any:
+    # Python accepts NaN and Infinity by default; JSON (and the reference) does not (§3.7).
+    raise ValueError(f"Unexpected token {name} in JSON")
+
+
+JSON_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def decode_json(text: str) -> Any:
+    """Decode strict JSON: no NaN/Infinity, no comments, last duplicate key wins."""
+    return JSON_DECODER.decode(text)
+
+
+def decode_candidate(text: str, start: int, end: int) -> Any:
+    """Decode the candidate ``text[start:end + 1]`` after trailing-comma removal."""
+    return decode_json(fix_trailing_commas(text[start : end + 1]))
