@@ -1,0 +1,113 @@
+"""Crash-safe file writes and private directories (spec ch. 04 §7.6, Decisions "config writes").
+
+Every file mmr keeps under ``~/.mmr`` is written through :func:`atomic_write_bytes`: the
+bytes go to a uniquely named temp file in the target's own directory, are fsynced, and the
+temp file is renamed over the target. A reader therefore sees either the old file or the
+new one, never a prefix of the new one, and two writers never interleave inside one file.
+
+``rename`` replaces a symlink at the target name instead of writing to where it points,
+so by default a write never goes *through* a symlink. Callers that must keep a user's
+link (the user config file, ch. 01) pass ``follow_symlinks=True``: the link's final
+target is then replaced atomically and the link itself is left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes for ``text``; undecodable bytes smuggled in as surrogates round-trip.
+
+    Text read with ``errors="surrogateescape"`` (diffs, CLI output) gets its original bytes
+    back; any other lone surrogate (e.g. half an emoji from a JSON ``\\udXXX`` escape)
+    becomes the six-character escape instead of an encoding crash.
+    """
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace")
+
+
+def dumps_json(value: Any, *, indent: int | None = 2) -> bytes:
+    """JSON as the reference writes it: 2-space indent, non-ASCII kept as UTF-8.
+
+    A lone surrogate can only occur inside a JSON string, where ``backslashreplace``
+    produces a valid ``\\udXXX`` escape that decodes back to the same code unit.
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return text.encode("utf-8", "backslashreplace")
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create ``path`` (mode 0700, parents as needed); refuse a symlink at ``path``."""
+    if path.is_symlink():
+        raise OSError(f"refusing to use {path}: it is a symlink")
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    if not path.is_dir():
+        raise NotADirectoryError(f"{path} exists and is not a directory")
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, follow_symlinks: bool = False) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file + fsync + rename), mode 0600."""
+    target = Path(os.path.realpath(path)) if follow_symlinks else path
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), FILE_MODE)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(tmp_name).replace(target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            Path(tmp_name).unlink()
+        raise
+    _fsync_dir(target.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, follow_symlinks: bool = False) -> None:
+    """:func:`atomic_write_bytes` for text (see :func:`encode_text`)."""
+    atomic_write_bytes(path, encode_text(text), follow_symlinks=follow_symlinks)
+
+
+def atomic_write_json(path: Path, value: Any, *, follow_symlinks: bool = False) -> None:
+    """:func:`atomic_write_bytes` for a JSON document (see :func:`dumps_json`)."""
+    atomic_write_bytes(path, dumps_json(value), follow_symlinks=follow_symlinks)
+
+
+def read_bytes_nofollow(path: Path) -> bytes:
+    """Read a regular file without following a symlink at its final component.
+
+    Raises ``FileNotFoundError`` when it is missing and ``OSError`` for a symlink.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def read_text_nofollow(path: Path) -> str:
+    """:func:`read_bytes_nofollow` decoded as UTF-8 (undecodable bytes kept as surrogates)."""
+    return read_bytes_nofollow(path).decode("utf-8", "surrogateescape")
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes the rename itself durable; some filesystems refuse fsync on a directory.
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

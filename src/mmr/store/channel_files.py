@@ -1,0 +1,139 @@
+"""The plain files of a job: outputs, logs, pids, prompts, the diff, results (spec ch. 04 §7.3).
+
+Formats are the reference's: ``<ch>.json`` holds the raw reply encoded as one JSON
+*string* (``mmr reconcile`` stores a normalised *object* instead), ``<ch>.pid`` the
+decimal pid without a newline, everything else plain text. Every write is atomic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mmr.store.atomic import (
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_text,
+    dumps_json,
+    ensure_private_dir,
+    read_bytes_nofollow,
+    read_text_nofollow,
+)
+from mmr.store.layout import JobPaths
+
+
+class ChannelFiles:
+    """File operations shared by :class:`mmr.store.jobs.JobStore` (mixed in)."""
+
+    def existing(self, job_id: str) -> JobPaths:  # pragma: no cover - provided by JobStore
+        raise NotImplementedError
+
+    # -- per channel -------------------------------------------------------------------
+
+    def write_channel_output(self, job_id: str, channel: str, text: str) -> None:
+        """Save a reply as ``<ch>.json``: the text as a JSON string literal, UTF-8 kept."""
+        atomic_write_bytes(self._write_target(job_id, channel, ".json"), dumps_json(text))
+
+    def write_channel_output_object(
+        self, job_id: str, channel: str, document: Mapping[str, Any]
+    ) -> None:
+        """Save a normalised ``{approved, findings, summary}`` object (``mmr reconcile``)."""
+        path = self._write_target(job_id, channel, ".json")
+        atomic_write_bytes(path, dumps_json(dict(document)))
+
+    def read_channel_output(self, job_id: str, channel: str) -> str | None:
+        """The raw reply: the decoded string when the file holds a JSON string, else its
+        text (an injected object is handed to the parser as JSON text); None if missing."""
+        try:
+            data = read_bytes_nofollow(self._channel_path(job_id, channel, ".json"))
+        except FileNotFoundError:
+            return None
+        with contextlib.suppress(ValueError):
+            decoded = json.loads(data)
+            if isinstance(decoded, str):
+                return decoded
+        return data.decode("utf-8", "surrogateescape")
+
+    def write_log(self, job_id: str, channel: str, text: str) -> None:
+        atomic_write_text(self._write_target(job_id, channel, ".log"), text)
+
+    def append_log(self, job_id: str, channel: str, line: str) -> None:
+        """Add one line to ``<ch>.log`` (creating it)."""
+        append_line(self._write_target(job_id, channel, ".log"), line)
+
+    def read_log(self, job_id: str, channel: str) -> str | None:
+        return _read_text(self._channel_path(job_id, channel, ".log"))
+
+    def write_pid(self, job_id: str, channel: str, pid: int) -> None:
+        atomic_write_text(self._write_target(job_id, channel, ".pid"), str(pid))
+
+    def read_pid(self, job_id: str, channel: str) -> int | None:
+        """The recorded pid; None when absent or not a number (the reference's ``undefined``)."""
+        text = _read_text(self._channel_path(job_id, channel, ".pid"))
+        return int(text) if text is not None and text.strip().isdigit() else None
+
+    def prompt_path(self, job_id: str, channel: str) -> Path:
+        """``<ch>.prompt.txt``, for ``prompt_delivery: prompt-file``."""
+        return self._channel_path(job_id, channel, ".prompt.txt")
+
+    def write_channel_prompt(self, job_id: str, channel: str, prompt: str) -> Path:
+        """Write the channel's prompt file (exact text) and return its path."""
+        path = self._write_target(job_id, channel, ".prompt.txt")
+        atomic_write_text(path, prompt)
+        return path
+
+    def clear_attempt(self, job_id: str, channel: str) -> None:
+        """Delete output, log and pid before a retry, so nothing stale can pass a gate."""
+        for suffix in (".json", ".log", ".pid"):
+            with contextlib.suppress(FileNotFoundError):
+                self._channel_path(job_id, channel, suffix).unlink()
+
+    # -- per job -----------------------------------------------------------------------
+
+    def write_prompt(self, job_id: str, prompt: str) -> None:
+        atomic_write_text(self.existing(job_id).prompt, prompt)
+
+    def read_prompt(self, job_id: str) -> str | None:
+        return _read_text(self.existing(job_id).prompt)
+
+    def diff_path(self, job_id: str) -> Path:
+        return self.existing(job_id).diff
+
+    def write_diff(self, job_id: str, diff: str) -> None:
+        atomic_write_text(self.existing(job_id).diff, diff)
+
+    def read_diff(self, job_id: str) -> str | None:
+        return _read_text(self.existing(job_id).diff)
+
+    def write_results(self, job_id: str, document: Mapping[str, Any]) -> None:
+        """Overwrite ``results.json`` with the JSON form of the last results (§7.3)."""
+        atomic_write_json(self.existing(job_id).results, dict(document))
+
+    def worker_log_path(self, job_id: str) -> Path:
+        return self.existing(job_id).worker_log
+
+    def _channel_path(self, job_id: str, channel: str, suffix: str) -> Path:
+        return self.existing(job_id).channel_file(channel, suffix)
+
+    def _write_target(self, job_id: str, channel: str, suffix: str) -> Path:
+        paths = self.existing(job_id)
+        path = paths.channel_file(channel, suffix)
+        ensure_private_dir(paths.channels_dir)
+        return path
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append ``line`` to a text file, atomically (the file is small: logs, diagnostics)."""
+    existing = _read_text(path) or ""
+    separator = "" if not existing or existing.endswith("\n") else "\n"
+    atomic_write_text(path, f"{existing}{separator}{line}\n")
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return read_text_nofollow(path)
+    except FileNotFoundError:
+        return None

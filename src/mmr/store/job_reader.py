@@ -1,0 +1,97 @@
+"""Reading a job: ``job.json`` with every status file merged over it (spec ch. 04 §7.4-§7.5).
+
+The job status is always derived from the merged channel statuses; the ``status`` stored
+in ``job.json`` is ignored. Anything that makes ``job.json`` unusable — missing, not JSON,
+no ``job_id`` string, no ``channels`` object, an unsafe channel name, a field of the wrong
+type — reads as "not found" (exit 5), as in the reference.
+
+A status file that cannot be read is not silently skipped (the reference falls back to
+the ``dispatched`` entry, so the job looks "still running" forever): the channel reads as
+``failed`` with ``error: "corrupt status file"`` (§7.5 FIX).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from mmr.errors import JobNotFoundError
+from mmr.store.atomic import read_bytes_nofollow
+from mmr.store.layout import JobPaths, UnsafeChannelNameError, check_channel_name
+from mmr.store.records import (
+    CORRUPT_STATUS_ERROR,
+    ChannelJobEntry,
+    JobRecord,
+    derive_job_status,
+)
+
+
+def read_job_json(paths: JobPaths) -> dict[str, Any]:
+    """The raw ``job.json`` object; :class:`JobNotFoundError` when it is unusable."""
+    not_found = JobNotFoundError(f"Job not found: {paths.root.name}")
+    if paths.root.is_symlink():
+        raise not_found
+    try:
+        raw = json.loads(read_bytes_nofollow(paths.job_json))
+    except (OSError, ValueError):
+        raise not_found from None
+    if (
+        not isinstance(raw, dict)
+        or not isinstance(raw.get("job_id"), str)
+        or not isinstance(raw.get("channels"), dict)
+    ):
+        raise not_found
+    return raw
+
+
+def read_status_overrides(paths: JobPaths, channel: str) -> dict[str, Any] | None:
+    """The channel's status file: None when absent; ``ValueError`` when unreadable."""
+    try:
+        data = json.loads(read_bytes_nofollow(paths.status_file(channel)))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(str(exc)) from exc
+    if not isinstance(data, dict):
+        raise ValueError("status file is not a JSON object")
+    return data
+
+
+def read_job(paths: JobPaths) -> JobRecord:
+    """Load, merge and derive (§7.4). Never sweeps: that is the store's decision."""
+    raw = read_job_json(paths)
+    not_found = JobNotFoundError(f"Job not found: {paths.root.name}")
+    channels: dict[str, ChannelJobEntry] = {}
+    for name, entry in raw["channels"].items():
+        try:
+            check_channel_name(name)
+            base = ChannelJobEntry.model_validate(entry)
+        except (UnsafeChannelNameError, ValidationError):
+            raise not_found from None
+        channels[name] = _merge_status(paths, name, entry, base)
+    try:
+        record = JobRecord.model_validate({**raw, "channels": channels})
+    except ValidationError:
+        raise not_found from None
+    record.status = derive_job_status(entry.status for entry in channels.values())
+    return record
+
+
+def _merge_status(
+    paths: JobPaths, name: str, entry: dict[str, Any], base: ChannelJobEntry
+) -> ChannelJobEntry:
+    try:
+        overrides = read_status_overrides(paths, name)
+        if overrides is None:
+            return base
+        return ChannelJobEntry.model_validate({**entry, **overrides})
+    except (ValueError, ValidationError) as exc:
+        from mmr.log import get_logger
+
+        get_logger("mmr.store").warning(
+            "corrupt status file; channel counted as failed",
+            job=paths.root.name, channel=name, error=str(exc).splitlines()[0],
+        )
+        return base.model_copy(update={"status": "failed", "error": CORRUPT_STATUS_ERROR})

@@ -1,0 +1,266 @@
+"""The job store: one directory per review under the jobs dir (spec ch. 04 §7, ch. 02 §2).
+
+Layout and formats are the reference's, so either tool can read the other's jobs. What
+mmr adds (ch. 04 §7.6, §7.8): every file is written atomically; ``job.json`` and status
+files are read-modify-written under a per-job ``mkdir`` lock (``job.json.lock``), so
+concurrent channels, compensation and ``mmr reconcile`` never lose an update; and every
+reader runs the dead-worker sweep, so a job whose dispatcher died ends ``failed`` with
+``reason: worker_died`` instead of looking "running" forever.
+
+All methods are blocking file I/O of a few milliseconds; async callers run them in a
+worker thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from mmr.errors import JobNotFoundError, MmrError
+from mmr.models import ChannelStatus, Severity, TrustMode
+from mmr.store.atomic import atomic_write_json, ensure_private_dir
+from mmr.store.channel_files import ChannelFiles
+from mmr.store.dead_worker import sweep_dead_worker, worker_state
+from mmr.store.job_reader import read_job, read_job_json
+from mmr.store.job_writer import job_lock, json_value, merge_status_file
+from mmr.store.layout import JobPaths, check_channel_name, compensating_name, new_job_id
+from mmr.store.locking import WorkerLock, worker_lock_held
+from mmr.store.records import (
+    AuthState,
+    ChannelJobEntry,
+    JobKind,
+    JobRecord,
+    ReviewControls,
+    WorkerInfo,
+    iso_timestamp,
+    parse_timestamp,
+)
+
+_DAY_MS = 86_400_000
+
+
+class ChannelExistsError(MmrError):
+    """A channel of that name is already part of the job (exit 5, as for `reconcile`)."""
+
+    exit_code = 5
+
+
+class JobStore(ChannelFiles):
+    """Jobs under ``root`` (``mmr.config.paths.jobs_dir()`` in production).
+
+    Opening the store creates ``root`` (§7.1: even ``mmr status`` does).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        ensure_private_dir(root)
+
+    # -- locations ---------------------------------------------------------------------
+
+    def paths(self, job_id: str) -> JobPaths:
+        """The job's file layout; :class:`JobNotFoundError` for an id that is not a plain entry."""
+        return JobPaths.for_job(self.root, job_id)
+
+    def existing(self, job_id: str) -> JobPaths:
+        """:meth:`paths` for a job directory that exists (and is not a symlink)."""
+        paths = self.paths(job_id)
+        if paths.root.is_symlink() or not paths.root.is_dir():
+            raise JobNotFoundError(f"Job not found: {job_id}")
+        return paths
+
+    # -- creating ----------------------------------------------------------------------
+
+    def create_job(
+        self,
+        channels: Iterable[str],
+        *,
+        fix_threshold: Severity,
+        format: str,
+        min_completed_channels: int,
+        kind: JobKind = "review",
+        session_id: str | None = None,
+        round: int | None = None,
+        review_controls: ReviewControls | None = None,
+        trust_mode: TrustMode | None = None,
+        proposed_acks: list[str] | None = None,
+        proposed_config_change: bool | None = None,
+        project_root: Path | str | None = None,
+        created_at: datetime | None = None,
+    ) -> JobRecord:
+        """Create ``<root>/mmr-<12 hex>/`` with every channel ``dispatched``, ``auth: ok``.
+
+        The directory is claimed with an exclusive ``mkdir``, so two reviews started at
+        the same moment can never share an id.
+        """
+        entries = {check_channel_name(name): ChannelJobEntry(status="dispatched")
+                   for name in channels}
+        record = JobRecord(
+            job_id="pending", fix_threshold=fix_threshold, format=format,
+            created_at=iso_timestamp(created_at), channels=entries,
+            min_completed_channels=min_completed_channels, session_id=session_id, round=round,
+            review_controls=review_controls, trust_mode=trust_mode, proposed_acks=proposed_acks,
+            proposed_config_change=proposed_config_change, kind=kind,
+            project_root=None if project_root is None else str(project_root),
+        )
+        paths = self._claim_job_dir()
+        record.job_id = paths.root.name
+        ensure_private_dir(paths.channels_dir)
+        atomic_write_json(paths.job_json, _disk_form(record))
+        return record
+
+    def _claim_job_dir(self) -> JobPaths:
+        for _ in range(100):
+            paths = self.paths(new_job_id())
+            try:
+                paths.root.mkdir(mode=0o700)
+            except FileExistsError:
+                continue
+            return paths
+        raise MmrError(f"Could not create a new job directory in {self.root}")
+
+    def delete_job(self, job_id: str) -> None:
+        """Remove the job directory (e.g. when linking it to a session failed, §8.5)."""
+        shutil.rmtree(self.existing(job_id).root)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def load(self, job_id: str, *, sweep: bool = True) -> JobRecord:
+        """The job with status files merged and its status derived; sweeps a dead worker.
+
+        Raises :class:`JobNotFoundError` (``Job not found: <id>``, exit 5) for any id or
+        directory that does not hold a usable job.
+        """
+        paths = self.existing(job_id)
+        record = read_job(paths)
+        if sweep and record.running_channels and sweep_dead_worker(paths):
+            record = read_job(paths)
+        record.worker_state = worker_state(paths, record)
+        return record
+
+    def list_jobs(self) -> list[JobRecord]:
+        """Every loadable ``mmr-*`` job, newest ``created_at`` first (§7.7)."""
+        jobs: list[JobRecord] = []
+        for name in self._job_dir_names():
+            with contextlib.suppress(JobNotFoundError):
+                jobs.append(self.load(name))
+        oldest = datetime.min.replace(tzinfo=UTC)
+        jobs.sort(key=lambda job: parse_timestamp(job.created_at) or oldest, reverse=True)
+        return jobs
+
+    def prune(self, retention_days: float, now: datetime) -> list[str]:
+        """Delete jobs created before ``now - retention_days``; return their ids (§7.7).
+
+        Also removes ``mmr-*`` directories without a loadable ``job.json`` (a crash while
+        creating, a reference job it could not finish) once their mtime is that old.
+        A job whose worker still holds ``worker.lock`` is never removed.
+        """
+        if retention_days < 0:
+            raise ValueError(f"retention must be >= 0 days (got {retention_days})")
+        cutoff = now - timedelta(milliseconds=retention_days * _DAY_MS)
+        pruned: list[str] = []
+        for name in self._job_dir_names():
+            paths = self.paths(name)
+            try:
+                created = _created_at(paths)
+                if created < cutoff and worker_lock_held(paths.worker_lock) is not True:
+                    shutil.rmtree(paths.root)
+                    pruned.append(name)
+            except FileNotFoundError:
+                continue  # removed by someone else meanwhile
+        return pruned
+
+    def _job_dir_names(self) -> list[str]:
+        with os.scandir(self.root) as entries:
+            return sorted(
+                entry.name for entry in entries
+                if entry.name.startswith("mmr-") and entry.is_dir(follow_symlinks=False)
+            )
+
+    # -- writing -----------------------------------------------------------------------
+
+    def update_channel(self, job_id: str, channel: str, **partial: Any) -> None:
+        """Merge ``partial`` into ``channels/<channel>.status.json`` under the job lock.
+
+        A value of ``None`` removes the key (a retry clears ``completed_at`` and
+        ``reason``); pydantic values are stored as their JSON form. The merged entry is
+        validated, so a misspelt status never reaches the disk.
+        """
+        paths = self.existing(job_id)
+        check_channel_name(channel)
+        with job_lock(paths):
+            merge_status_file(paths, channel, partial)
+
+    def register_channel(self, job_id: str, channel: str, entry: ChannelJobEntry) -> None:
+        """Add a channel entry to ``job.json`` (compensation, ``mmr reconcile``)."""
+        paths = self.existing(job_id)
+        check_channel_name(channel)
+        with job_lock(paths):
+            raw = read_job_json(paths)
+            if channel in raw["channels"]:
+                raise ChannelExistsError(f"Channel '{channel}' already exists in job {job_id}")
+            raw["channels"][channel] = entry.to_json_dict()
+            atomic_write_json(paths.job_json, raw)
+
+    def register_compensating_pass(
+        self,
+        job_id: str,
+        original: str,
+        *,
+        compensator: str,
+        output_parser: str | Mapping[str, Any] | BaseModel,
+        status: ChannelStatus = "dispatched",
+        auth: AuthState = "ok",
+        recovery: str | None = None,
+    ) -> str:
+        """Register ``compensating-<original>`` run by ``compensator`` (ch. 02 §8.4); its name."""
+        name = compensating_name(original)
+        entry = ChannelJobEntry(
+            status=status, auth=auth, recovery=recovery,
+            output_parser=json_value(output_parser), compensator=compensator,
+        )
+        self.register_channel(job_id, name, entry)
+        return name
+
+    def record_worker(self, job_id: str, pid: int, started_at: datetime | None = None) -> None:
+        """Write ``worker: {pid, started_at}`` into ``job.json`` (§7.8)."""
+        paths = self.existing(job_id)
+        info = WorkerInfo(pid=pid, started_at=iso_timestamp(started_at))
+        with job_lock(paths):
+            raw = read_job_json(paths)
+            raw["worker"] = info.to_json_dict()
+            atomic_write_json(paths.job_json, raw)
+
+    # -- the worker --------------------------------------------------------------------
+
+    def acquire_worker_lock(self, job_id: str) -> WorkerLock:
+        """Create and hold ``worker.lock`` for the process that dispatches this job.
+
+        Keep the returned lock (or pass ``lock.fileno()`` to the detached worker with
+        ``pass_fds``) until every channel is terminal.
+        """
+        return WorkerLock.create(self.existing(job_id).worker_lock)
+
+    def is_worker_alive(self, job_id: str) -> bool | None:
+        """True while the dispatcher holds ``worker.lock``; None for jobs without one."""
+        return worker_lock_held(self.existing(job_id).worker_lock)
+
+
+def _disk_form(record: JobRecord) -> dict[str, Any]:
+    """``job.json`` as written: the on-disk ``status`` always reads ``dispatched``."""
+    return {**record.to_json_dict(), "status": "dispatched"}
+
+
+def _created_at(paths: JobPaths) -> datetime:
+    """``created_at`` of a loadable job, else the directory's mtime (§7.7 FIX)."""
+    try:
+        created = parse_timestamp(read_job(paths).created_at)
+    except JobNotFoundError:
+        created = None
+    return created or datetime.fromtimestamp(paths.root.stat().st_mtime, UTC)

@@ -1,0 +1,91 @@
+"""Round numbers and the round budget of ``review --session/--round/--max-rounds``.
+
+Spec ch. 04 §8.2 and ch. 05 §2.12. The reference hard-codes a cap of 5 whenever
+``--session`` is given, silently ignoring ``loop_control.max_rounds_default``; mmr
+uses ``--max-rounds`` when given, else the configured default, with or without a
+session (00-overview Decisions). Rounds must be whole numbers (the reference accepts
+``2.5``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mmr.errors import UsageError
+from mmr.formatters.documents import max_rounds_summary
+
+#: ``loop_control.max_rounds_default`` when the config does not set it.
+DEFAULT_MAX_ROUNDS = 5
+
+
+def _positive_int(value: object, message: str) -> int:
+    # bool is an int subclass; True is not a round number.
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UsageError(message)
+    return value
+
+
+def check_round(value: object) -> int:
+    """``value`` when it is an integer ≥ 1, else ``round must be >= 1`` (exit 1)."""
+    return _positive_int(value, "round must be >= 1")
+
+
+def check_max_rounds(value: object) -> int:
+    """``value`` when it is an integer ≥ 1, else ``max-rounds must be >= 1`` (exit 1)."""
+    return _positive_int(value, "max-rounds must be >= 1")
+
+
+def effective_max_rounds(max_rounds_flag: int | None, max_rounds_default: int | None) -> int:
+    """The cap for this run: the flag, else ``loop_control.max_rounds_default``, else 5.
+
+    ``--session`` deliberately plays no part (the reference's implied 5 is a bug).
+    """
+    if max_rounds_flag is not None:
+        return check_max_rounds(max_rounds_flag)
+    if max_rounds_default is not None:
+        return check_max_rounds(max_rounds_default)
+    return DEFAULT_MAX_ROUNDS
+
+
+@dataclass(frozen=True)
+class RoundBudget:
+    """One run's position against its cap. ``round`` is None when ``--round`` was not given."""
+
+    session_id: str | None
+    round: int | None
+    max_rounds: int
+
+    @property
+    def effective_round(self) -> int:
+        return 1 if self.round is None else self.round
+
+    @property
+    def exceeded(self) -> bool:
+        """``round > cap``; the boundary is inclusive (``round == cap`` proceeds)."""
+        return self.effective_round > self.max_rounds
+
+    @property
+    def summary(self) -> str:
+        """``max_rounds_exceeded: session="<id or default>" round=<r> > max_rounds=<cap>``."""
+        return max_rounds_summary(self.session_id, self.effective_round, self.max_rounds)
+
+
+def check_round_budget(
+    session_id: str | None,
+    round: int | None,
+    max_rounds_flag: int | None,
+    max_rounds_default: int | None,
+) -> RoundBudget:
+    """Validate the round flags and compute the budget; the caller acts on ``exceeded``.
+
+    Runs after config loading and before the diff is read, any gate, job or session
+    write (§8.2), so nothing here touches the disk.
+    """
+    checked = None if round is None else check_round(round)
+    cap = effective_max_rounds(max_rounds_flag, max_rounds_default)
+    return RoundBudget(session_id=session_id, round=checked, max_rounds=cap)
+
+
+def max_rounds_exceeded_summary(budget: RoundBudget) -> str | None:
+    """The ``max_rounds_exceeded`` summary text when the budget is exceeded, else None."""
+    return budget.summary if budget.exceeded else None
