@@ -1,4 +1,4 @@
-"""Entry point and the single error boundary (exceptions → one line + exit code)."""
+"""Console entry point: a fast ``--version``, then the command line inside the error boundary."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run mmr with ``argv`` (default: the process arguments) and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--version"]:
         # Fast path: no typer/pydantic import, so `mmr --version` starts in a few ms.
@@ -13,9 +14,10 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(__version__ + "\n")
         return 0
-    from mmr.cli.app import run
+    from mmr.cli.dispatch import run
+    from mmr.cli.errors import guard
 
-    return run(args)
+    return guard(lambda: run(args), args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,137 @@
+"""The one error boundary: every exception leaving a command becomes a line and an exit code.
+
+- :class:`mmr.errors.MmrError` — ``mmr: error: <message>`` and the error's ``exit_code``;
+- Ctrl-C — exit 130;
+- a closed stdout pipe (``mmr results | head``) — quiet exit 1;
+- anything else is a bug: ``mmr: error: <message>``, a crash log with versions and the
+  traceback under ``$MMR_HOME/logs/``, exit 1.
+
+The traceback reaches stderr only when ``MMR_DEBUG`` is set: users get one line, not a stack.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mmr.errors import MmrError
+
+INTERRUPTED_EXIT = 130
+_REPORTED_PACKAGES = ("typer", "pydantic", "structlog", "anyio", "httpx", "PyYAML", "ruamel.yaml")
+
+
+def guard(action: Callable[[], int], argv: Sequence[str] = ()) -> int:
+    """Run ``action`` and map whatever it raises to an exit code."""
+    try:
+        return action()
+    except MmrError as exc:
+        _debug_traceback(exc)
+        _say(f"mmr: error: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return INTERRUPTED_EXIT
+    except BrokenPipeError:
+        _detach_stdout()
+        return 1
+    except SystemExit as exc:
+        return _system_exit_code(exc)
+    except Exception as exc:
+        return _crash(exc, argv)
+
+
+def _crash(exc: BaseException, argv: Sequence[str]) -> int:
+    _say(f"mmr: error: {describe(exc)}")
+    try:
+        path = write_crash_log(exc, argv)
+    except OSError as log_error:
+        _say(f"mmr: could not write a crash log ({log_error}); the traceback follows")
+        traceback.print_exception(exc, file=sys.stderr)
+        return 1
+    _say(f"mmr: this is a bug in mmr; the details are in {path}")
+    _debug_traceback(exc)
+    return 1
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` — a bare message such as ``'key'`` means nothing without its type."""
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def crash_report(exc: BaseException, argv: Sequence[str], now: datetime) -> str:
+    """Text of a crash log: when, what ran, on which versions, and the traceback."""
+    from importlib import metadata
+
+    from mmr import __version__
+
+    lines = [
+        "mmr crash report",
+        f"time: {now.strftime('%Y-%m-%dT%H:%M:%SZ')}",
+        f"mmr: {__version__}",
+        f"python: {sys.version.split()[0]} ({sys.executable})",
+        f"platform: {platform.platform()}",
+    ]
+    for package in _REPORTED_PACKAGES:
+        try:
+            lines.append(f"{package}: {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            lines.append(f"{package}: not installed")
+    lines += [
+        f"argv: {' '.join(['mmr', *argv])}",
+        f"cwd: {Path.cwd()}",
+        "",
+        "".join(traceback.format_exception(exc)).rstrip(),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path:
+    """Write :func:`crash_report` to ``<mmr home>/logs/crash-<time>-<pid>.log`` (mode 0600)."""
+    from mmr.config.paths import mmr_home
+
+    now = datetime.now(UTC)
+    logs = mmr_home() / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    path = logs / f"crash-{now.strftime('%Y%m%dT%H%M%SZ')}-{os.getpid()}.log"
+    # The log holds paths and arguments: readable by the user only.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as handle:
+        handle.write(crash_report(exc, argv, now))
+    return path
+
+
+def _debug_traceback(exc: BaseException) -> None:
+    if os.environ.get("MMR_DEBUG"):
+        traceback.print_exception(exc, file=sys.stderr)
+
+
+def _system_exit_code(exc: SystemExit) -> int:
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    _say(str(exc.code))
+    return 1
+
+
+def _detach_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _say(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,30 @@
+"""Typer building blocks every command module uses, so all of them behave alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+
+class MmrGroup(TyperGroup):
+    """A command group whose usage line reads like the reference's: ``mmr <command> [options]``."""
+
+    def format_usage(self, ctx: Any, formatter: Any) -> None:
+        formatter.write_usage(ctx.command_path, "<command> [options]")
+
+
+def command_group(help_text: str) -> typer.Typer:
+    """A typer app for a command with sub-commands (``mmr config``, ``mmr jobs`` …).
+
+    Plain (non-rich) help keeps ``--help`` fast: rich is imported only where a command
+    draws live progress.
+    """
+    return typer.Typer(
+        cls=MmrGroup,
+        help=help_text,
+        add_completion=False,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+    )

@@ -1,0 +1,84 @@
+"""``--format markdown``: the report for a PR comment or a step summary (spec ch. 04 §6.4).
+
+Every table cell is escaped (the reference escapes only description and suggestion, so a
+``|`` in a location broke its table).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from mmr.formatters.labels import is_gate_document, telemetry_parts, verdict_label
+
+if TYPE_CHECKING:
+    from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults
+
+TABLE_HEADER = "| Severity | Location | Description | Suggestion | Sources | Agreement |"
+TABLE_RULE = "|----------|----------|-------------|------------|---------|-----------|"
+_NEWLINE = re.compile(r"\r?\n")
+
+
+def render_markdown(results: ReconciledResults) -> str:
+    """The markdown report, lines joined with ``\\n`` and no trailing newline."""
+    if is_gate_document(results):
+        return results.summary
+    lines = [f"## Multi-Model Review — {verdict_label(results)}", "", _job_line(results)]
+    if results.trust_mode is not None:
+        lines.append(_trust_line(results))
+    lines.append("")
+    if results.reconciled_findings:
+        lines += ["### Findings", "", TABLE_HEADER, TABLE_RULE]
+        lines += [_finding_row(finding) for finding in results.reconciled_findings]
+        lines.append("")
+    else:
+        lines += ["No findings.", ""]
+    lines += ["### Channels", ""]
+    lines += [_channel_bullet(name, ch) for name, ch in results.per_channel.items()]
+    return "\n".join(lines)
+
+
+def escape_cell(text: str) -> str:
+    """A table cell: ``|`` escaped, line breaks as ``<br>``."""
+    return _NEWLINE.sub("<br>", text.replace("|", "\\|"))
+
+
+def _job_line(results: ReconciledResults) -> str:
+    segments = [f"**Job:** {results.job_id}", f"**Threshold:** {results.fix_threshold}"]
+    if results.advisory_count > 0:
+        segments.append(f"**Advisory:** {results.advisory_count}")
+    segments.append(f"**Elapsed:** {results.metadata.total_elapsed}")
+    return " | ".join(segments)
+
+
+def _trust_line(results: ReconciledResults) -> str:
+    segments = [f"**Trust:** {results.trust_mode}"]
+    if results.proposed_config_change:
+        segments.append("proposed `.mmr.yaml` change")
+    if results.proposed_acks:
+        segments.append(f"proposed acks: {len(results.proposed_acks)}")
+    return " | ".join(segments)
+
+
+def _finding_row(finding: ReconciledFinding) -> str:
+    agreement: str = finding.agreement
+    if finding.reported_confidence is not None:
+        agreement += f" (model: {finding.reported_confidence})"
+    if finding.acknowledged:
+        agreement += " (acked)"
+    cells = [
+        finding.severity, finding.location, finding.description, finding.suggestion,
+        ", ".join(finding.sources), agreement,
+    ]
+    return "|" + "|".join(f" {escape_cell(cell)} " for cell in cells) + "|"
+
+
+def _channel_bullet(name: str, channel: ChannelResult) -> str:
+    bullet = f"- **{name}:** {channel.status} ({channel.elapsed})"
+    if channel.reason:
+        bullet += f" [{channel.reason}]"
+    parts = telemetry_parts(channel.telemetry)
+    if parts:
+        bullet += " — " + " · ".join(parts)
+    return bullet
+

@@ -1,0 +1,185 @@
+"""Verdict documents the formatter tests render: the spec's observed example and richer ones."""
+
+from __future__ import annotations
+
+from mmr.formatters.documents import max_rounds_results, ratification_results
+from mmr.models import (
+    ChannelResult,
+    Finding,
+    ReconciledFinding,
+    ReconciledResults,
+    ResultsMetadata,
+    Telemetry,
+)
+
+SQL_SHINGLE = [
+    "sql b", "ql bu", "l bui", " buil", "built", "uilt ", "ilt b", "lt by", "t by ", " by c",
+    "by co", "y con", " conc", "conca", "oncat", "ncate", "caten", "atena", "tenat", "enati",
+    "natio", "ation",
+]
+BACKOFF_SHINGLE = ["no ba", "o bac", " back", "backo", "ackof", "ckoff"]
+IMPORT_SHINGLE = [
+    "unuse", "nused", "used ", "sed i", "ed im", "d imp", " impo", "impor", "mport",
+]
+GATE_SUMMARY = (
+    "Needs user decision — the diff proposes project config (.mmr.yaml) and ack changes. "
+    "Re-run with --trust-project-config (.mmr.yaml) / --accept-new-acks (acks) to proceed."
+)
+
+
+def blocked_example() -> ReconciledResults:
+    """The `mmr results` document observed on the reference (spec ch. 04 §6.1)."""
+    sql = {"severity": "P1", "description": "SQL built by concatenation",
+           "suggestion": "Use bind parameters", "category": "security"}
+    return ReconciledResults(
+        job_id="mmr-e06b772bac4b",
+        verdict="blocked",
+        fix_threshold="P2",
+        advisory_count=2,
+        approved=False,
+        summary="Review blocked — 1 finding(s) at or above P2",
+        reconciled_findings=[
+            ReconciledFinding(
+                location="src/db.ts:42", **sql, confidence="high",
+                sources=["claude", "codex"], agreement="consensus",
+                finding_key="c1fdc26dbda72d9684e972b8e76791260c062ca9",
+                description_shingle=SQL_SHINGLE, generated_id="F-001",
+            ),
+            ReconciledFinding(
+                severity="P2", location="src/retry.ts:9", description="No backoff",
+                suggestion="Add backoff", confidence="medium", sources=["codex"],
+                agreement="unique", finding_key="bbbc44a8de4db51d75a58516f7f90c4b053e1ece",
+                description_shingle=BACKOFF_SHINGLE, generated_id="F-002",
+                acknowledged=True, ack_match="exact",
+                ack_reason="accepted: callers retry at most 3 times",
+            ),
+            ReconciledFinding(
+                severity="P3", location="src/db.ts:7", description="Unused import",
+                suggestion="Remove it", confidence="medium", sources=["claude"],
+                agreement="unique", finding_key="ac45abec1591546992866eafe8a9043493d6a69d",
+                description_shingle=IMPORT_SHINGLE, generated_id="F-003",
+            ),
+        ],
+        per_channel={
+            "claude": ChannelResult(status="completed", elapsed="41.3s", findings=[
+                Finding(location="src/db.ts:42", **sql),
+                Finding(severity="P3", location="src/db.ts:7", description="Unused import",
+                        suggestion="Remove it"),
+            ]),
+            "codex": ChannelResult(status="completed", elapsed="62.9s", findings=[
+                Finding(location="src/db.ts:44", **sql),
+                Finding(severity="P2", location="src/retry.ts:9", description="No backoff",
+                        suggestion="Add backoff"),
+            ]),
+            "grok": ChannelResult(status="timeout", elapsed="0s", findings=[],
+                                  error="Channel timed out: request timed out after 300s"),
+        },
+        metadata=ResultsMetadata(channels_dispatched=3, channels_completed=2,
+                                 channels_partial=1, total_elapsed="62.9s"),
+        trust_mode="untrusted-head",
+    )
+
+
+def degraded_everything() -> ReconciledResults:
+    """A degraded pass that carries every optional field mmr knows, for the contract test."""
+    return ReconciledResults(
+        job_id="mmr-0123456789ab",
+        verdict="degraded-pass",
+        fix_threshold="P1",
+        advisory_count=3,
+        approved=True,
+        summary="Review passed (degraded — 2 of 6 channels reported)",
+        reconciled_findings=[
+            ReconciledFinding(
+                severity="P2", location="src/a|b.py:3", id="M-7", category="style",
+                description="Table | breaks\nacross lines\nand «ünïcode» —",
+                suggestion="", reported_confidence="suspected", confidence="medium",
+                sources=["minimax", "compensating-grok"], agreement="majority",
+                finding_key="0f" * 20, description_shingle=["table", "able "],
+                acknowledged=True, ack_match="fuzzy",
+            ),
+            ReconciledFinding(
+                severity="P3", location="README.md", description="Typo",
+                suggestion="Fix the typo", reported_confidence="confirmed",
+                confidence="low", sources=["compensating-grok"], agreement="unique",
+                finding_key="a1" * 20, description_shingle=["typo"], generated_id="F-002",
+            ),
+            ReconciledFinding(
+                severity="P3", location="docs/x.md:1", description="Wording",
+                suggestion="Reword", confidence="medium", sources=["minimax"],
+                agreement="unique", finding_key="b2" * 20, description_shingle=["wordi"],
+                generated_id="F-003", acknowledged=True, ack_match="exact",
+                ack_reason="style is deliberate",
+            ),
+        ],
+        per_channel={
+            "minimax": ChannelResult(
+                status="completed", elapsed="12.0s", attempts=2, raw_output="{…}",
+                findings=[Finding(severity="P2", location="src/a|b.py:3", id="M-7",
+                                  category="style", description="Table | breaks",
+                                  reported_confidence="suspected")],
+                telemetry=Telemetry(input_tokens=123456, output_tokens=789,
+                                    context_window=204800, cost_usd=0.01234, turns=3),
+            ),
+            "compensating-grok": ChannelResult(
+                status="completed", elapsed="8.4s", findings=[],
+                telemetry=Telemetry(output_tokens=42),
+            ),
+            "codex": ChannelResult(status="not_installed", elapsed="0s", findings=[],
+                                   error="CLI not found on PATH"),
+            "claude": ChannelResult(
+                status="failed", elapsed="3.2s", findings=[], reason="parse_error",
+                error="Failed to parse channel output: missing findings", raw_output="prose",
+                recovery="claude -p 'respond with ok'",
+            ),
+            "grok": ChannelResult(status="auth_failed", elapsed="0.3s", findings=[],
+                                  error="Auth check failed", recovery="grok login"),
+            "opencode": ChannelResult(
+                status="skipped", elapsed="0s", findings=[], reason="credential_refused",
+                error="Channel skipped: credential-shaped content in diff",
+            ),
+        },
+        metadata=ResultsMetadata(channels_dispatched=6, channels_completed=2,
+                                 channels_partial=1, total_elapsed="12.0s",
+                                 channels_independent=2),
+        trust_mode="base-ref",
+        proposed_acks=[".mmr/acks/a.json", ".mmr/acks/b.json"],
+        proposed_config_change=True,
+        session_id="s1",
+        round=2,
+    )
+
+
+def clean_pass() -> ReconciledResults:
+    """Two channels, nothing found."""
+    return ReconciledResults(
+        job_id="mmr-aaaaaaaaaaaa", verdict="pass", fix_threshold="P2", advisory_count=0,
+        approved=True, summary="Review passed", reconciled_findings=[],
+        per_channel={
+            "claude": ChannelResult(status="completed", elapsed="1.0s", findings=[]),
+            "codex": ChannelResult(status="completed", elapsed="2.5s", findings=[]),
+        },
+        metadata=ResultsMetadata(channels_dispatched=2, channels_completed=2,
+                                 channels_partial=0, total_elapsed="2.5s"),
+    )
+
+
+def gate_document() -> ReconciledResults:
+    return ratification_results(
+        GATE_SUMMARY, "P2", "base-ref", proposed_acks=[".mmr/acks/x.json"],
+        proposed_config_change=True,
+    )
+
+
+def max_rounds_document() -> ReconciledResults:
+    return max_rounds_results("s1", 6, 5, "P2")
+
+
+#: Every sample with the stem of its golden files.
+SAMPLES = {
+    "results-blocked": blocked_example,
+    "results-degraded": degraded_everything,
+    "results-pass": clean_pass,
+    "gate": gate_document,
+    "max-rounds": max_rounds_document,
+}

@@ -1,0 +1,31 @@
+"""Every sample document, rendered in every format, byte for byte against its golden file.
+
+``results-blocked.json`` is the reference's observed output (spec ch. 04 §6.1) pretty-printed
+as ``JSON.stringify(…, null, 2)`` prints it; ``results-blocked.txt``/``.md`` were written by
+hand from §6.3/§6.4. The other golden files pin mmr's additive lines.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mmr.formatters import FORMATS, render
+
+from .samples import SAMPLES
+
+GOLDEN = Path(__file__).parent / "golden"
+EXTENSIONS = {"json": "json", "text": "txt", "markdown": "md"}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("stem", sorted(SAMPLES))
+def test_render_matches_golden(stem, fmt):
+    expected = (GOLDEN / f"{stem}.{EXTENSIONS[fmt]}").read_bytes().decode("utf-8")
+    assert render(SAMPLES[stem](), fmt) + "\n" == expected
+
+
+def test_unknown_format_is_refused():
+    with pytest.raises(ValueError, match="unknown output format 'xml'"):
+        render(SAMPLES["results-pass"](), "xml")  # type: ignore[arg-type]

@@ -1,0 +1,89 @@
+"""The conditional lines of the text and markdown reports (spec ch. 04 §6.3, §6.4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mmr.formatters.labels import telemetry_parts, verdict_label
+from mmr.formatters.markdown import escape_cell, render_markdown
+from mmr.formatters.text import DOCTOR_HINT, render_text
+from mmr.models import ChannelResult, Telemetry
+
+from .samples import blocked_example, clean_pass, gate_document
+
+
+@pytest.mark.parametrize(
+    ("verdict", "label"),
+    [("pass", "PASSED"), ("blocked", "BLOCKED"), ("needs-user-decision", "NEEDS DECISION"),
+     ("degraded-pass", "PASSED (DEGRADED — 2/3 channels)")],
+)
+def test_verdict_labels(verdict, label):
+    results = blocked_example().model_copy(update={"verdict": verdict})
+    assert verdict_label(results) == label
+    assert render_text(results).splitlines()[0] == f"MMR {label} — mmr-e06b772bac4b"
+    assert render_markdown(results).splitlines()[0] == f"## Multi-Model Review — {label}"
+
+
+def test_advisory_segment_only_when_positive():
+    results = clean_pass()
+    assert "Advisory" not in render_text(results)
+    assert "Advisory" not in render_markdown(results)
+    results = results.model_copy(update={"advisory_count": 1})
+    assert render_text(results).splitlines()[1] == (
+        "Threshold: P2 | Advisory: 1 | Channels: 2/2 | Elapsed: 2.5s"
+    )
+    assert "| **Advisory:** 1 |" in render_markdown(results)
+
+
+def test_trust_line_only_with_trust_mode():
+    assert not any(line.startswith("Trust:") for line in render_text(clean_pass()).splitlines())
+    results = clean_pass().model_copy(update={"trust_mode": "non-git"})
+    assert render_text(results).splitlines()[2] == "Trust: non-git"
+    assert render_markdown(results).splitlines()[3] == "**Trust:** non-git"
+
+
+def test_doctor_hint_only_when_a_channel_is_degraded():
+    assert DOCTOR_HINT not in render_text(clean_pass())
+    results = clean_pass()
+    results.per_channel["grok"] = ChannelResult(status="skipped", elapsed="0s", findings=[])
+    assert render_text(results).endswith("  grok: skipped (0s)\n\n" + DOCTOR_HINT)
+
+
+def test_recovery_line_needs_a_recovery():
+    results = clean_pass()
+    results.per_channel["grok"] = ChannelResult(status="timeout", elapsed="0s", findings=[])
+    assert "→" not in render_text(results)
+    results.per_channel["grok"] = ChannelResult(
+        status="timeout", elapsed="0s", findings=[], recovery="grok login")
+    assert "  grok: timeout (0s)\n    → grok login" in render_text(results)
+
+
+def test_no_findings_forms():
+    assert "\nNo findings.\nChannels:\n" in render_text(clean_pass())
+    assert "\nNo findings.\n\n### Channels\n" in render_markdown(clean_pass())
+
+
+def test_empty_suggestion_is_omitted_in_text_and_an_empty_cell_in_markdown():
+    results = blocked_example()
+    results.reconciled_findings[0].suggestion = ""
+    assert "Suggestion:" not in render_text(results).split("[P2]")[0]
+    assert "| SQL built by concatenation |  | claude, codex |" in render_markdown(results)
+
+
+def test_markdown_cells_escape_pipes_and_line_breaks():
+    assert escape_cell("a|b\r\nc\nd\re") == "a\\|b<br>c<br>d\re"
+
+
+def test_gate_document_prints_only_its_summary():
+    document = gate_document()
+    assert render_text(document) == document.summary
+    assert render_markdown(document) == document.summary
+
+
+def test_telemetry_parts_format_counts_and_cost():
+    telemetry = Telemetry(input_tokens=1234567, output_tokens=12.0, cost_usd=1.5, turns=2)
+    assert telemetry_parts(telemetry) == [
+        "tokens in 1,234,567", "out 12", "cost $1.5000", "turns 2",
+    ]
+    assert telemetry_parts(None) == []
+    assert telemetry_parts(Telemetry(context_window=2.5)) == ["context 2.5"]
