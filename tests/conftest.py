@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.fakes.plugin"]
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 # Variables that change mmr's behaviour (trust mode, colour, debug) and that CI itself sets.
@@ -23,6 +25,7 @@ _ISOLATED_VARS = (
 def isolated_home(tmp_path_factory: pytest.TempPathFactory,
                   monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point HOME and MMR_HOME at fresh directories and clear CI variables."""
+    before = _environment()
     root = tmp_path_factory.mktemp("home")
     home = root / "home"
     home.mkdir()
@@ -36,8 +39,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "tests@example.invalid")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "mmr tests")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "tests@example.invalid")
-    before = _environment()
     yield home
+    # Undo every monkeypatch (ours and the test's) first: what remains leaked past it.
+    monkeypatch.undo()
     assert _environment() == before, "a test changed os.environ outside monkeypatch"
 
 

@@ -1,0 +1,223 @@
+"""Host isolation: the neutral posture and the child environment (spec ch. 02 §6, ch. 01 §5).
+
+A channel asks for a *neutral posture* by setting ``cwd: "{{neutral_cwd}}"`` or an ``env``
+value to ``"{{neutral_home}}"``. Each call then gets one fresh private directory
+(``mmr-grok-*``, mode 0700) that stands in for both, so the CLI sees no host config, skills
+or project instructions. It is config isolation, not a sandbox, and not secret isolation:
+the child always inherits the complete parent environment (§6.5).
+
+Pure pieces (``needs_isolation``, ``expand_posture``, ``build_child_env``) do the
+arithmetic; ``open_posture`` touches the disk and ``Posture.cleanup`` undoes it.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+NEUTRAL_HOME = "{{neutral_home}}"
+NEUTRAL_CWD = "{{neutral_cwd}}"
+#: Kept from the reference for every channel, so its sweep also finds our orphans.
+NEUTRAL_DIR_PREFIX = "mmr-grok-"
+STALE_DIR_MAX_AGE_S = 24 * 60 * 60
+#: Pinned to the neutral directory when the cwd is neutralised: tools trust ``$PWD``.
+CWD_ENV_VARS = ("PWD", "OLDPWD", "INIT_CWD")
+
+_live_postures: dict[Path, Posture] = {}
+_swept_roots: set[Path] = set()
+
+
+def _refers_to(value: str, token: str) -> bool:
+    return value == token or value.startswith(token + "/")
+
+
+def expand_neutral_value(value: str, token: str, directory: Path) -> str:
+    """Expand ``token`` as the whole value or as a ``token/…`` prefix; else return ``value``.
+
+    The reference expands whole values only (Q10); a prefix such as
+    ``{{neutral_home}}/cfg`` is also expanded here, since a literal ``{{`` is never useful.
+    """
+    if not _refers_to(value, token):
+        return value
+    return str(directory) + value[len(token):]
+
+
+def needs_isolation(env: Mapping[str, str], cwd: str | None) -> bool:
+    """True when some env value or the cwd names a neutral placeholder."""
+    return (cwd is not None and _refers_to(cwd, NEUTRAL_CWD)) or any(
+        _refers_to(value, NEUTRAL_HOME) for value in env.values()
+    )
+
+
+def expand_posture(
+    env: Mapping[str, str], cwd: str | None, directory: Path
+) -> tuple[dict[str, str], str | None]:
+    """Replace the placeholders in the channel's ``env`` and ``cwd`` with ``directory``.
+
+    When the cwd is neutralised, ``PWD``/``OLDPWD``/``INIT_CWD`` are pinned to it too.
+    """
+    expanded = {key: expand_neutral_value(v, NEUTRAL_HOME, directory) for key, v in env.items()}
+    new_cwd = cwd
+    if cwd is not None and _refers_to(cwd, NEUTRAL_CWD):
+        new_cwd = expand_neutral_value(cwd, NEUTRAL_CWD, directory)
+        expanded.update(dict.fromkeys(CWD_ENV_VARS, new_cwd))
+    return expanded, new_cwd
+
+
+def build_child_env(parent: Mapping[str, str], overlay: Mapping[str, str]) -> dict[str, str]:
+    """The child's environment: all of ``parent`` with ``overlay`` on top.
+
+    Nothing is stripped (§6.5): vendor CLIs authenticate through their own env vars, so an
+    allow-list would silently break them. Credential refusal is the opt-in of ch. 06.
+    """
+    return {**parent, **overlay}
+
+
+def resolve_cwd(cwd: str | None, base: Path) -> Path | None:
+    """A configured cwd as an absolute path (relative values are taken from ``base``)."""
+    if cwd is None:
+        return None
+    path = Path(cwd)
+    return path if path.is_absolute() else base / path
+
+
+def real_home(parent_env: Mapping[str, str]) -> Path:
+    """The parent's ``$HOME``, else the account's home directory."""
+    home = parent_env.get("HOME")
+    return Path(home) if home else Path(pwd.getpwuid(os.getuid()).pw_dir)
+
+
+@dataclass
+class Posture:
+    """The resolved environment and cwd for one call, and the directory to remove after it."""
+
+    env: dict[str, str]
+    cwd: Path | None
+    directory: Path | None = None
+    _closed: bool = field(default=False, repr=False)
+
+    def cleanup(self) -> None:
+        """Remove the neutral directory (symlinks only; never their targets). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.directory is not None:
+            _live_postures.pop(self.directory, None)
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _create_neutral_dir(tmp_root: Path | None) -> Path:
+    directory = Path(tempfile.mkdtemp(prefix=NEUTRAL_DIR_PREFIX, dir=tmp_root))
+    directory.chmod(0o700)
+    return directory
+
+
+def _link_grok_credentials(directory: Path, home: Path) -> None:
+    """Symlink ``~/.grok/auth.json`` (only that file) into the neutral home; best effort."""
+    source = home / ".grok" / "auth.json"
+    if not source.is_file():
+        return
+    with suppress(OSError):
+        target_dir = directory / ".grok"
+        target_dir.mkdir(mode=0o700)
+        (target_dir / "auth.json").symlink_to(source)
+
+
+def open_posture(
+    channel_env: Mapping[str, str],
+    cwd: str | None,
+    *,
+    parent_env: Mapping[str, str] | None = None,
+    base_cwd: Path | None = None,
+    tmp_root: Path | None = None,
+) -> Posture:
+    """Resolve one call's env and cwd, creating a neutral directory when asked for.
+
+    Without placeholders nothing is created and ``cleanup`` does nothing. The caller owns
+    the returned posture and must call ``cleanup`` (``neutral_posture`` does it for you);
+    ``cleanup_all_postures`` is the interrupt-time backstop.
+    """
+    parent = dict(os.environ if parent_env is None else parent_env)
+    base = base_cwd if base_cwd is not None else Path.cwd()
+    if not needs_isolation(channel_env, cwd):
+        return Posture(build_child_env(parent, channel_env), resolve_cwd(cwd, base))
+    directory = _create_neutral_dir(tmp_root)
+    posture = Posture({}, None, directory)
+    _live_postures[directory] = posture
+    if channel_env.get("HOME") == NEUTRAL_HOME:
+        _link_grok_credentials(directory, real_home(parent))
+    env, new_cwd = expand_posture(channel_env, cwd, directory)
+    posture.env = build_child_env(parent, env)
+    posture.cwd = resolve_cwd(new_cwd, base)
+    return posture
+
+
+@contextmanager
+def neutral_posture(
+    channel_env: Mapping[str, str],
+    cwd: str | None,
+    *,
+    parent_env: Mapping[str, str] | None = None,
+    base_cwd: Path | None = None,
+    tmp_root: Path | None = None,
+) -> Iterator[Posture]:
+    """``open_posture`` as a context manager that always cleans up."""
+    posture = open_posture(
+        channel_env, cwd, parent_env=parent_env, base_cwd=base_cwd, tmp_root=tmp_root
+    )
+    try:
+        yield posture
+    finally:
+        posture.cleanup()
+
+
+def cleanup_all_postures() -> int:
+    """Remove every neutral directory still open in this process (SIGINT/SIGTERM path)."""
+    pending = list(_live_postures.values())
+    for posture in pending:
+        posture.cleanup()
+    return len(pending)
+
+
+def sweep_stale_neutral_dirs(
+    *,
+    tmp_root: Path | None = None,
+    max_age_s: float = STALE_DIR_MAX_AGE_S,
+    now: float | None = None,
+) -> list[Path]:
+    """Remove ``mmr-grok-*`` directories older than ``max_age_s`` from the temp root.
+
+    Files (and symlinks) with the prefix are never touched; errors are ignored. This is
+    the backstop for directories orphaned by SIGKILL or a crash (§6.4).
+    """
+    root = tmp_root if tmp_root is not None else Path(tempfile.gettempdir())
+    cutoff = (time.time() if now is None else now) - max_age_s
+    removed: list[Path] = []
+    with suppress(OSError), os.scandir(root) as entries:
+        for entry in entries:
+            with suppress(OSError):
+                if not entry.name.startswith(NEUTRAL_DIR_PREFIX):
+                    continue
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
+                    continue
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(Path(entry.path))
+    return removed
+
+
+def sweep_once(*, tmp_root: Path | None = None) -> list[Path]:
+    """Sweep a temp root the first time a dispatch asks in this process; later calls no-op."""
+    root = tmp_root if tmp_root is not None else Path(tempfile.gettempdir())
+    if root in _swept_roots:
+        return []
+    _swept_roots.add(root)
+    return sweep_stale_neutral_dirs(tmp_root=root)

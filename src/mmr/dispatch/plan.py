@@ -1,0 +1,87 @@
+"""The contract between the review pipeline and the dispatcher.
+
+The pipeline decides *what* each channel gets (its prompt, timeout, parser) and hands
+the dispatcher a list of :class:`ChannelPlan`; the dispatcher runs them, records every
+state change in the job store, parses each reply as it settles ("parse at settle") and
+returns one :class:`ChannelOutcome` per plan. Progress is reported through
+:class:`ChannelEvent` callbacks so the CLI can draw it without the core knowing of a TTY.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from mmr.models import ChannelStatus, ParsedOutput, Telemetry
+from mmr.parsers.specs import ParserSpec
+
+if TYPE_CHECKING:
+    from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+    from mmr.store.jobs import JobStore
+
+AuthStatus = Literal["ok", "failed", "timeout", "not_installed", "skipped"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelPlan:
+    """One channel to dispatch: everything decided before a process starts."""
+
+    name: str  #: job channel name (``codex``, or ``compensating-codex`` for a pass)
+    channel: SubprocessChannel | HttpChannel  #: the merged channel config
+    prompt: str  #: the complete prompt after redaction and the channel's wrapper
+    timeout_s: float  #: already resolved (an explicit ``--timeout`` wins — Decisions)
+    output_parser: ParserSpec  #: after the findings-schema coercion; what the job records
+    compensator: str | None = None  #: for a compensating pass: the channel that runs it
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelEvent:
+    """A state change of one channel, for progress display and logs."""
+
+    channel: str
+    status: ChannelStatus
+    elapsed_s: float = 0.0
+    attempt: int = 1
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelOutcome:
+    """How one channel settled. ``parsed`` is set exactly when ``status == "completed"``."""
+
+    name: str
+    status: ChannelStatus
+    elapsed_s: float
+    attempts: int = 1
+    reason: str | None = None  #: ch. 04 §7.4 vocabulary (``parse_error``, ``timeout``, …)
+    error: str | None = None
+    parsed: ParsedOutput | None = None
+    telemetry: Telemetry | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuthResult:
+    """The install + auth pre-flight of one channel (ch. 02 §3–4)."""
+
+    status: AuthStatus
+    recovery: str | None = None  #: already redacted (ch. 02 §4.4)
+    detail: str | None = None
+
+
+EventSink = Callable[[ChannelEvent], None]
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchContext:
+    """Where and how a set of plans runs."""
+
+    job_id: str
+    store: JobStore
+    repo_root: Path
+    parallel: bool = True
+    on_event: EventSink | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+    #: ``{{roots}}`` in flags (``mmr explore``); None drops the flag pair that uses it.
+    roots: tuple[str, ...] | None = None

@@ -1,0 +1,1 @@
+"""mmr test suite (a package so shared helpers import as ``tests.*``)."""

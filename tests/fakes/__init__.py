@@ -1,0 +1,1 @@
+"""Fake channel CLIs and the ``fake_cli`` pytest fixture (see ``plugin.py``)."""
