@@ -8,9 +8,8 @@ import shutil
 import signal
 from pathlib import Path
 
-from tests.fakes.plugin import FakeCliFactory
-
 from mmr.dispatch.subprocess import ProcessRequest, run_process_sync
+from tests.fakes.plugin import FakeCliFactory
 
 FAKECLI = Path(__file__).resolve().parents[2] / "fakes" / "fakecli.py"
 

@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.fakes.plugin import FakeCliFactory
 
 from mmr.dispatch import isolation
 from mmr.dispatch.isolation import (
@@ -24,6 +23,7 @@ from mmr.dispatch.isolation import (
     sweep_stale_neutral_dirs,
 )
 from mmr.dispatch.subprocess import ProcessRequest, run_process_sync
+from tests.fakes.plugin import FakeCliFactory
 
 GROK_ENV = {"HOME": NEUTRAL_HOME, "XDG_CONFIG_HOME": NEUTRAL_HOME}
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from tests.fakes.plugin import FakeCliFactory, wait_until_gone
 
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
 from mmr.dispatch.subprocess import ProcessRequest, live_process_groups, run_process_sync
+from tests.fakes.plugin import FakeCliFactory, wait_until_gone
 
 
 def request(*argv: str, **kwargs: object) -> ProcessRequest:

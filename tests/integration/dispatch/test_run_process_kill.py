@@ -12,7 +12,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from tests.fakes.plugin import FakeCliFactory, group_members, process_gone, wait_until_gone
 
 from mmr.dispatch.subprocess import (
     ProcessOutcome,
@@ -22,6 +21,7 @@ from mmr.dispatch.subprocess import (
     run_process_sync,
     signal_live_groups,
 )
+from tests.fakes.plugin import FakeCliFactory, group_members, process_gone, wait_until_gone
 
 
 def test_timeout_kills_the_grandchild(fake_cli: FakeCliFactory) -> None:

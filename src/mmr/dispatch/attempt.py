@@ -1,0 +1,103 @@
+"""One dispatch attempt of a subprocess channel (spec ch. 02 §5.1–§5.8).
+
+Order (§5.2): write the prompt file if the channel asks for one, resolve the neutral
+posture, build argv (no shell, ever), write ``running`` with a fresh ``started_at``, spawn
+(writing ``<ch>.pid``), feed the prompt, collect output under the deadline, and settle:
+
+=======================================  =========  =======================================
+what happened                            status     file written
+=======================================  =========  =======================================
+exit 0 with at least one byte of stdout  completed  ``<ch>.json`` (the stdout)
+exit 0 with no stdout, exit N, a signal  failed     (log text: stderr, else the exit line)
+the executable or cwd is missing         failed     (log text: ``spawn <cmd> ENOENT``)
+the deadline fired first                 timeout    (log text: captured stderr, if any)
+=======================================  =========  =======================================
+
+The log text is returned, not written: the caller writes ``<ch>.log`` once the channel is
+final, after any re-dispatch, so the log describes the outcome that stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mmr.config.channel_schema import SubprocessChannel
+from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
+from mmr.dispatch.isolation import Posture, open_posture
+from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
+from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
+from mmr.dispatch.process_types import ProcessOutcome
+from mmr.dispatch.store_io import emit, in_thread, update_status
+from mmr.dispatch.subprocess import ProcessRequest, run_process
+from mmr.errors import MmrError
+from mmr.models import ChannelStatus
+from mmr.store.records import iso_timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptResult:
+    """How one process run settled. ``raw`` is the stdout of a ``completed`` run."""
+
+    status: ChannelStatus
+    started_at: str | None
+    raw: str | None = None
+    log: str | None = None
+
+
+def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
+          prompt_file: Path | None, posture: Posture) -> list[str]:
+    values = PlaceholderValues(
+        channel=plan.name, prompt_file=prompt_file, repo_root=ctx.repo_root, roots=ctx.roots,
+        vars=channel.vars or {}, neutral_dir=posture.directory,
+        literal={"findings_schema": FINDINGS_SCHEMA_JSON},
+    )
+    return expand_argv(channel.command or "", channel.flags, values=values)
+
+
+def settle(outcome: ProcessOutcome, started_at: str) -> AttemptResult:
+    """The §5.8 table: which status a finished process gives, and its log text."""
+    stderr = outcome.stderr_text() if outcome.stderr else None
+    if outcome.timed_out:
+        return AttemptResult("timeout", started_at, log=stderr)
+    if outcome.rc == 0 and outcome.stdout_bytes > 0:
+        return AttemptResult("completed", started_at, raw=outcome.stdout_text())
+    return AttemptResult("failed", started_at, log=stderr or outcome.exit_message())
+
+
+async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> AttemptResult:
+    """Run ``plan`` once and save its output; the status is left ``running`` for the caller."""
+    channel = plan.channel
+    if not isinstance(channel, SubprocessChannel):
+        raise TypeError(f"run_attempt needs a subprocess channel, got {type(channel).__name__}")
+    prompt_file: Path | None = None
+    if channel.prompt_delivery == "prompt-file":
+        written = await in_thread(ctx.store.write_channel_prompt, ctx.job_id, plan.name,
+                                  plan.prompt)
+        prompt_file = written.absolute()
+    posture = open_posture(channel.env, channel.cwd)
+    try:
+        try:
+            argv = _argv(plan, ctx, channel, prompt_file, posture)
+        except MmrError as exc:
+            return AttemptResult("failed", None, log=str(exc))
+        started_at = iso_timestamp()
+        await update_status(ctx, plan.name, status="running", started_at=started_at,
+                            completed_at=None, reason=None, telemetry=None,
+                            output_parser=plan.output_parser)
+        emit(ctx, ChannelEvent(plan.name, "running", attempt=attempt))
+        request = ProcessRequest(
+            tuple(argv), cwd=posture.cwd, env=posture.env,
+            stdin=None if prompt_file is not None else plan.prompt.encode("utf-8"),
+            prompt_file=prompt_file, timeout_s=plan.timeout_s, stderr=channel.stderr,
+            label=plan.name,
+        )
+        outcome = await run_process(
+            request, on_spawn=lambda pid: ctx.store.write_pid(ctx.job_id, plan.name, pid)
+        )
+    finally:
+        posture.cleanup()
+    result = settle(outcome, started_at)
+    if result.raw is not None:
+        await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name, result.raw)
+    return result

@@ -1,0 +1,196 @@
+"""The install + auth pre-flight of a channel (spec ch. 02 §3, §4).
+
+``check_channel`` answers "can this channel run right now?" with an :class:`AuthResult`:
+
+- a subprocess channel needs a ``command`` whose first token is installed (§3), then its
+  optional ``auth.check`` (run by ``sh -c`` with every stdio stream on the null device,
+  under the channel's env and neutral posture) must not exit with one of the
+  ``failure_exit_codes``; a timed-out check is tried exactly once more (§4.1);
+- an http channel is ``ok`` unless its ``api_key_env`` names an unset or empty variable.
+  **The wire probe of §4.3 (GET ``probe_url``) is not implemented yet**: a later issue adds
+  it together with HTTP dispatch.
+
+Only the configured ``recovery`` text (redacted, §4.4) ever surfaces: the check's output is
+never read. ``auth_status_to_channel_status`` and ``gate_update`` map a result onto the
+job's status file (§4.5).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from mmr.config.channel_schema import HttpChannel, SubprocessAuth, SubprocessChannel
+from mmr.dispatch.isolation import open_posture
+from mmr.dispatch.placeholders import split_command
+from mmr.dispatch.plan import AuthResult
+from mmr.dispatch.subprocess import ProcessRequest, run_process
+from mmr.models import ChannelStatus
+from mmr.review.redact import redact_text
+
+Channel = SubprocessChannel | HttpChannel
+
+#: The install check's character rule for a bare command name (§3).
+_SAFE_TOKEN = re.compile(r"[a-zA-Z0-9._-]+")
+#: Puts the check's own stdio on the null device before it runs, so no output can be read
+#: and a daemon it starts cannot hold mmr's pipe open (§4.1: "all three stdio streams").
+_SILENCE = "exec </dev/null >/dev/null 2>&1\n"
+
+
+def install_token(command: str | None) -> str:
+    """The first token of ``command`` (the dispatch tokeniser, Q2); ``""`` when none."""
+    tokens = split_command(command or "")
+    return tokens[0] if tokens else ""
+
+
+def is_installed(token: str) -> bool:
+    """Whether ``token`` names something runnable, without spawning anything (§3).
+
+    A token containing ``/`` is a path: installed when it is an executable regular file
+    (Q1; relative paths count from mmr's cwd). Otherwise it must be a plain name
+    (``^[a-zA-Z0-9._-]+$``, so ``FOO=bar`` and ``a;b`` fail) found on ``PATH``.
+    """
+    if "/" in token:
+        path = Path(token)
+        return path.is_file() and os.access(path, os.X_OK)
+    if _SAFE_TOKEN.fullmatch(token) is None:
+        return False
+    return shutil.which(token, path=os.environ.get("PATH")) is not None
+
+
+def not_installed_recovery(token: str) -> str:
+    """The gate's ``<token> not found on PATH``, redacted (a token may be ``KEY=secret``)."""
+    return redact_text(f"{token} not found on PATH")
+
+
+async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
+                            timeout_s: float) -> AuthResult:
+    """One ``sh -c <check>`` attempt under a fresh posture (§4.1 steps 1–5)."""
+    posture = open_posture(channel.env, channel.cwd)
+    try:
+        outcome = await run_process(ProcessRequest(
+            ("sh", "-c", _SILENCE + check.check), cwd=posture.cwd, env=posture.env,
+            timeout_s=timeout_s, stderr="suppress", max_capture_bytes=0, kill_grace_s=0,
+            label="auth-check",
+        ))
+    finally:
+        posture.cleanup()
+    recovery = redact_text(check.recovery)
+    if outcome.timed_out:
+        return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s")
+    if not outcome.spawned:
+        return AuthResult("failed", recovery=recovery, detail=outcome.spawn_error)
+    if outcome.rc is not None and outcome.rc in check.failure_exit_codes:
+        return AuthResult("failed", recovery=recovery, detail=f"auth check exited {outcome.rc}")
+    return AuthResult("ok")
+
+
+async def _check_subprocess(name: str, channel: SubprocessChannel,
+                            timeout_s: float | None) -> AuthResult:
+    token = install_token(channel.command)
+    if not token:
+        return AuthResult("skipped", recovery=f'Channel "{name}" is missing command')
+    if not is_installed(token):
+        return AuthResult("not_installed", recovery=not_installed_recovery(token))
+    if channel.auth is None:
+        return AuthResult("ok")
+    per_attempt = timeout_s if timeout_s is not None else channel.auth.timeout
+    result = await _run_auth_attempt(channel.auth, channel, per_attempt)
+    if result.status == "timeout":  # exactly one more attempt, and only for a timeout
+        result = await _run_auth_attempt(channel.auth, channel, per_attempt)
+    return result
+
+
+def _check_http(channel: HttpChannel) -> AuthResult:
+    """Key presence only; the real probe over the wire comes with HTTP dispatch."""
+    recovery = None if channel.auth.recovery is None else redact_text(channel.auth.recovery)
+    if channel.api_key_env and not os.environ.get(channel.api_key_env):
+        return AuthResult("failed", recovery=recovery,
+                          detail=f"API key env var {channel.api_key_env} not set")
+    return AuthResult("ok")
+
+
+async def check_channel_async(name: str, channel: Channel | None, *,
+                              timeout_s: float | None = None) -> AuthResult:
+    """:func:`check_channel` for callers already inside an event loop."""
+    if channel is None:
+        return AuthResult("skipped", recovery=f'Channel "{name}" not found in config')
+    if channel.abstract:
+        return AuthResult("skipped",
+                          recovery=f'Channel "{name}" is abstract and cannot run directly')
+    if isinstance(channel, HttpChannel):
+        return _check_http(channel)
+    return await _check_subprocess(name, channel, timeout_s)
+
+
+def check_channel(name: str, channel: Channel | None, *,
+                  timeout_s: float | None = None) -> AuthResult:
+    """Install + auth check of one channel; never raises for the check's own failure.
+
+    ``timeout_s`` replaces the channel's ``auth.timeout`` per attempt (``--timeout`` does
+    not: auth-check timeouts are the channel's). ``channel=None`` means the name is not in
+    the config. Runs its own event loop; use :func:`check_channel_async` inside one.
+    """
+    return anyio.run(_check_one, name, channel, timeout_s)
+
+
+async def _check_one(name: str, channel: Channel | None, timeout_s: float | None) -> AuthResult:
+    return await check_channel_async(name, channel, timeout_s=timeout_s)
+
+
+async def check_channels(channels: Sequence[tuple[str, Channel | None]], *,
+                         parallel: bool = True) -> dict[str, AuthResult]:
+    """The review gate for many channels, keyed in the given (resolution) order.
+
+    With ``parallel`` the checks run concurrently (Q4: the reference probes one at a
+    time, adding up to a minute before anything is dispatched); the results and their
+    order are the same either way.
+    """
+    results: dict[str, AuthResult] = {}
+
+    async def one(name: str, channel: Channel | None) -> None:
+        results[name] = await check_channel_async(name, channel)
+
+    if parallel:
+        async with anyio.create_task_group() as group:
+            for name, channel in channels:
+                group.start_soon(one, name, channel)
+    else:
+        for name, channel in channels:
+            await one(name, channel)
+    return {name: results[name] for name, _ in channels}
+
+
+_CHANNEL_STATUS: dict[str, ChannelStatus] = {
+    "ok": "dispatched",
+    "skipped": "skipped",
+    "not_installed": "not_installed",
+    "failed": "auth_failed",
+    "timeout": "timeout",
+}
+
+
+def auth_status_to_channel_status(result: AuthResult) -> ChannelStatus:
+    """The job status a gate result leaves the channel in (§4.5); ``ok`` stays dispatched."""
+    return _CHANNEL_STATUS.get(result.status, "skipped")
+
+
+def gate_update(result: AuthResult) -> dict[str, Any]:
+    """The status-file fields a gate result writes (§4.5): status, auth, recovery.
+
+    Empty for ``ok``: the channel stays ``dispatched`` with ``auth: ok``.
+    """
+    if result.status == "ok":
+        return {}
+    status = auth_status_to_channel_status(result)
+    update: dict[str, Any] = {"status": status, "auth": "skipped" if status == "skipped"
+                              else "failed"}
+    if result.recovery is not None and result.status != "timeout":
+        update["recovery"] = result.recovery
+    return update

@@ -1,0 +1,192 @@
+"""Install and auth checks (ch. 02 §3, §4): real ``sh`` checks, fake CLIs on PATH."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mmr.config.channel_schema import HttpChannel
+from mmr.dispatch.auth import (
+    auth_status_to_channel_status,
+    check_channel,
+    check_channels,
+    gate_update,
+    is_installed,
+)
+from mmr.dispatch.plan import AuthResult
+from tests.fakes.plugin import FakeCliFactory
+from tests.integration.dispatch.dispatch_helpers import channel
+
+
+def _auth(check: str, codes: list[int] | None = None, timeout: float = 5,
+          recovery: str = "mycli login") -> dict[str, Any]:
+    return {"check": check, "failure_exit_codes": codes or [1], "timeout": timeout,
+            "recovery": recovery}
+
+
+def test_is_installed(tmp_path: Path) -> None:
+    script = tmp_path / "tool"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    plain = tmp_path / "plain"
+    plain.write_text("")
+    assert is_installed("sh")
+    assert not is_installed("no-such-cli-anywhere")
+    assert not is_installed("node; rm -rf /")
+    assert not is_installed("FOO=bar")
+    assert is_installed(str(script))  # Q1: a path is checked directly
+    assert not is_installed(str(plain))  # not executable
+    assert not is_installed(str(tmp_path))  # a directory
+
+
+def test_missing_cli_is_not_installed() -> None:
+    result = check_channel("ghost", channel("ghost-cli-xyz -p", auth=_auth("true")))
+
+    assert result == AuthResult("not_installed", recovery="ghost-cli-xyz not found on PATH")
+    assert auth_status_to_channel_status(result) == "not_installed"
+    assert gate_update(result) == {"status": "not_installed", "auth": "failed",
+                                   "recovery": "ghost-cli-xyz not found on PATH"}
+
+
+def test_secret_shaped_token_is_redacted_in_the_recovery() -> None:
+    result = check_channel("x", channel("OPENAI_API_KEY=sk-123 mycli"))
+
+    assert result.status == "not_installed" and result.recovery == "<redacted>"
+
+
+def test_absolute_path_command_is_installed(fake_cli: FakeCliFactory) -> None:
+    fake = fake_cli("pathcli")
+    assert check_channel("p", channel(f"{fake.path} --flag")).status == "ok"
+
+
+def test_no_auth_block_is_ok_without_spawning(fake_cli: FakeCliFactory) -> None:
+    fake = fake_cli("codex")
+    assert check_channel("codex", channel("codex")) == AuthResult("ok")
+    assert fake.calls() == []
+
+
+@pytest.mark.parametrize(("check", "codes", "status"), [
+    ("true", [1], "ok"),
+    ("exit 1", [1], "failed"),
+    ("exit 7", [1], "ok"),  # an unknown code is not an auth problem
+    ("exit 41", [41], "failed"),
+    ("kill -9 $$", [1], "ok"),  # a signal we did not send
+])
+def test_auth_check_exit_codes(fake_cli: FakeCliFactory, check: str, codes: list[int],
+                               status: str) -> None:
+    fake_cli("mycli")
+    result = check_channel("mycli", channel("mycli", auth=_auth(check, codes)))
+
+    assert result.status == status
+    assert result.recovery == ("mycli login" if status == "failed" else None)
+    if status == "failed":
+        assert auth_status_to_channel_status(result) == "auth_failed"
+        assert gate_update(result) == {"status": "auth_failed", "auth": "failed",
+                                       "recovery": "mycli login"}
+
+
+def test_timeout_is_retried_once(fake_cli: FakeCliFactory) -> None:
+    fake_cli("mycli")
+    started = time.monotonic()
+
+    result = check_channel("mycli", channel("mycli", auth=_auth("sleep 10", timeout=1)))
+
+    elapsed = time.monotonic() - started
+    assert result.status == "timeout" and result.recovery is None
+    assert 1.8 <= elapsed < 4
+    assert auth_status_to_channel_status(result) == "timeout"
+    assert gate_update(result) == {"status": "timeout", "auth": "failed"}
+
+
+def test_timeout_s_overrides_the_auth_timeout(fake_cli: FakeCliFactory) -> None:
+    fake_cli("mycli")
+    started = time.monotonic()
+
+    result = check_channel("mycli", channel("mycli", auth=_auth("sleep 10", timeout=30)),
+                           timeout_s=0.3)
+
+    assert result.status == "timeout" and time.monotonic() - started < 2
+
+
+def test_check_output_never_surfaces(fake_cli: FakeCliFactory,
+                                     capfd: pytest.CaptureFixture[str]) -> None:
+    fake_cli("mycli")
+    result = check_channel("mycli", channel(
+        "mycli", auth=_auth("echo leak-out; echo leak-err >&2; exit 1")))
+
+    captured = capfd.readouterr()
+    assert "leak" not in captured.out + captured.err
+    assert "leak" not in repr(result)
+
+
+def test_recovery_with_a_secret_is_redacted(fake_cli: FakeCliFactory) -> None:
+    fake_cli("mycli")
+    result = check_channel("mycli", channel(
+        "mycli", auth=_auth("exit 1", recovery="mycli relogin --token sk-abc")))
+
+    assert result == AuthResult("failed", recovery="<redacted>", detail=result.detail)
+
+
+def test_check_runs_with_channel_env_and_neutral_home(fake_cli: FakeCliFactory) -> None:
+    fake_cli("mycli")
+    chan = channel("mycli", env={"HOME": "{{neutral_home}}", "PROBE": "yes"},
+                   auth=_auth('case "$HOME" in *mmr-grok-*) [ "$PROBE" = yes ] || exit 1;; '
+                              "*) exit 1;; esac"))
+
+    assert check_channel("mycli", chan).status == "ok"
+
+
+def test_missing_abstract_and_commandless_channels_are_skipped() -> None:
+    abstract = channel("x", abstract=True)
+    commandless = channel("x").model_copy(update={"command": None})
+
+    assert check_channel("gone", None) == AuthResult(
+        "skipped", recovery='Channel "gone" not found in config')
+    assert check_channel("tpl", abstract).recovery == (
+        'Channel "tpl" is abstract and cannot run directly')
+    result = check_channel("bare", commandless)
+    assert result == AuthResult("skipped", recovery='Channel "bare" is missing command')
+    assert gate_update(result) == {"status": "skipped", "auth": "skipped",
+                                   "recovery": 'Channel "bare" is missing command'}
+    assert gate_update(AuthResult("ok")) == {}
+
+
+def _http(**fields: Any) -> HttpChannel:
+    return HttpChannel.model_validate({
+        "kind": "http", "endpoint": "http://127.0.0.1:9/v1/chat/completions", "model": "m",
+        "endpoint_convention": "openai-chat", **fields,
+    })
+
+
+def test_http_channel_needs_its_key_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MY_API_KEY", raising=False)
+    chan = _http(api_key_env="MY_API_KEY", auth={"recovery": "export MY_API_KEY"})
+
+    unset = check_channel("api", chan)
+    monkeypatch.setenv("MY_API_KEY", "sk-secret-value")
+    present = check_channel("api", chan)
+
+    assert unset.status == "failed" and unset.recovery == "export MY_API_KEY"
+    assert "sk-secret-value" not in repr(present)
+    assert present == AuthResult("ok")
+    assert check_channel("api", _http()) == AuthResult("ok")
+
+
+def test_check_channels_keeps_resolution_order(fake_cli: FakeCliFactory) -> None:
+    fake_cli("mycli")
+    slow = channel("mycli", auth=_auth("sleep 0.6"))
+    quick = channel("mycli", auth=_auth("exit 1"))
+    items = [("slow-a", slow), ("quick", quick), ("slow-b", slow), ("gone", None)]
+    started = time.monotonic()
+
+    results = anyio.run(lambda: check_channels(items, parallel=True))
+
+    assert time.monotonic() - started < 1.1  # the two slow checks overlapped
+    assert list(results) == ["slow-a", "quick", "slow-b", "gone"]
+    assert [r.status for r in results.values()] == ["ok", "failed", "ok", "skipped"]
+    sequential = anyio.run(lambda: check_channels(items, parallel=False))
+    assert sequential == results
