@@ -1,0 +1,128 @@
+"""Keep only findings about files the diff touches (spec ch. 03 §1.3, ch. 04 §4, §4.2).
+
+Paths come from a unified diff's ``--- ``, ``+++ `` and ``diff --git`` lines (plus
+``rename``/``copy`` lines, which name the same files), with ``a/``/``b/`` and a leading
+``./`` removed and runs of ``/`` collapsed. Lines are read literally, as the reference
+does, so a removed line starting with ``-- `` inside a hunk may add a spurious path; that
+can only keep a finding, never drop one.
+
+A finding is kept when the text before the first ``:`` of its location names a touched
+path (the reference rule), or — mmr's fix — its location with the trailing line span
+removed does (``src/app.ts (line 4)``), also after dropping one ``a/`` or ``b/`` prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator, Sequence
+
+from mmr.models import Finding
+from mmr.reconcile.jstext import trim
+from mmr.reconcile.normalize import strip_line_span
+
+_SLASH_RUN = re.compile(r"/{2,}")
+_OCTAL_ESCAPE = re.compile(r"[0-7]{3}")
+_HEADER_PREFIXES = ("--- ", "+++ ")
+_NAME_LINES = ("rename from ", "rename to ", "copy from ", "copy to ")
+_GIT_HEADER = "diff --git "
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def normalize_path(path: str) -> str:
+    """Trim, drop one leading ``./``, collapse ``/`` runs."""
+    path = trim(path)
+    if path.startswith("./"):
+        path = path[2:]
+    return _SLASH_RUN.sub("/", path)
+
+
+def _strip_side_prefix(path: str) -> str:
+    return path[2:] if path.startswith(("a/", "b/")) else path
+
+
+def _unquote(text: str) -> tuple[str, str]:
+    """Split a C-quoted name (as git writes unusual paths) from the text after it."""
+    out = bytearray()
+    i = 1
+    while i < len(text) and text[i] != '"':
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            octal = text[i + 1 : i + 4]
+            if _OCTAL_ESCAPE.fullmatch(octal):
+                out.append(int(octal, 8) & 0xFF)
+                i += 4
+                continue
+            nxt = text[i + 1]
+            if nxt in _C_ESCAPES:
+                out.append(_C_ESCAPES[nxt])
+            else:
+                out.extend(nxt.encode("utf-8", "surrogateescape"))
+            i += 2
+            continue
+        out.extend(ch.encode("utf-8", "surrogateescape"))
+        i += 1
+    return out.decode("utf-8", "replace"), text[i + 1 :]
+
+
+def _name(text: str) -> str:
+    """One file name from a header: quoted or not, without git's trailing tab."""
+    if text.startswith('"'):
+        return _unquote(text)[0]
+    return text.split("\t", 1)[0]
+
+
+def _git_header_names(rest: str) -> list[str]:
+    """Both names of ``diff --git a/x b/y``; ambiguous unquoted names with spaces are
+    split where the two sides name the same file (the common, non-rename case)."""
+    if rest.startswith('"'):
+        first, after = _unquote(rest)
+        return [first, _name(after.lstrip(" "))]
+    if rest.endswith('"') and ' "' in rest:
+        first, second = rest.split(' "', 1)
+        return [first, _unquote('"' + second)[0]]
+    splits = [m.start() for m in re.finditer(" ", rest)]
+    pairs = [(rest[:i], rest[i + 1 :]) for i in splits]
+    for a, b in pairs:
+        if _strip_side_prefix(a) == _strip_side_prefix(b):
+            return [a, b]
+    prefixed = [(a, b) for a, b in pairs if b.startswith("b/")]
+    return list(prefixed[0]) if len(prefixed) == 1 else []
+
+
+def _diff_names(diff_text: str) -> Iterator[str]:
+    for raw in diff_text.split("\n"):
+        line = raw.removesuffix("\r")
+        if line.startswith(_HEADER_PREFIXES):
+            yield _strip_side_prefix(_name(line[4:]))
+        elif line.startswith(_GIT_HEADER):
+            yield from map(_strip_side_prefix, _git_header_names(line[len(_GIT_HEADER) :]))
+        elif line.startswith(_NAME_LINES):
+            yield _name(line.split(" ", 2)[2])
+
+
+def touched_paths(diff_text: str) -> frozenset[str]:
+    """Every path the unified diff touches (old and new names); ``/dev/null`` ignored."""
+    paths = {normalize_path(name) for name in _diff_names(diff_text)}
+    paths.discard("/dev/null")
+    paths.discard("")
+    return frozenset(paths)
+
+
+def _location_paths(location: str) -> Iterator[str]:
+    """The reference's path (text before the first colon), then mmr's (§4.2 FIX)."""
+    yield normalize_path(location.split(":", 1)[0])
+    spanless = normalize_path(strip_line_span(trim(location)))
+    yield spanless
+    yield _strip_side_prefix(spanless)
+
+
+def names_touched_path(location: str, touched: Collection[str]) -> bool:
+    """True when the location names one of the touched paths."""
+    return any(path in touched for path in _location_paths(location))
+
+
+def filter_to_diff(findings: Sequence[Finding], touched: Collection[str] | None) -> list[Finding]:
+    """The findings whose location names a touched path; all of them without a diff."""
+    if not touched:
+        return list(findings)
+    return [f for f in findings if names_touched_path(f.location, touched)]

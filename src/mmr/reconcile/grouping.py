@@ -1,0 +1,167 @@
+"""Greedy grouping of attributed findings (spec ch. 04 §3.1-§3.3).
+
+Findings are visited in a fixed sort order and each joins the best existing group (by
+key, else by description similarity at the same normalised location) or founds a new
+one, exactly like the reference. Groups are indexed by key, by signature and by raw
+location, so a finding only looks at groups it could join instead of scanning them all;
+candidates are kept in the order the reference's full scan would meet them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import groupby
+
+from mmr.models import Finding
+from mmr.reconcile.collation import CollateKey, collate_key
+from mmr.reconcile.stable_id import BatchIdentifier, StableIdentity
+
+FUZZY_THRESHOLD = 0.7
+
+
+@dataclass(slots=True, eq=False)
+class Attributed:
+    """One channel's finding with its identity computed once (§3.1)."""
+
+    source: str
+    finding: Finding
+    ident: StableIdentity
+    location: str = field(init=False)
+    shingle: frozenset[str] = field(init=False)
+    #: Normalised location, category and suggestion: equal ones may fuzzy-merge anywhere.
+    signature: tuple[str, str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.location = self.ident.location
+        self.shingle = self.ident.shingle_set
+        self.signature = (
+            self.ident.normalized_location,
+            self.ident.normalized_category,
+            self.ident.normalized_suggestion,
+        )
+
+    def tie_break(self) -> tuple[CollateKey, CollateKey, CollateKey, CollateKey]:
+        """Order among findings with the same key (§3.2)."""
+        return (
+            collate_key(self.source),
+            collate_key(self.location),
+            collate_key(self.finding.description),
+            collate_key(self.finding.suggestion),
+        )
+
+
+@dataclass(slots=True, eq=False)
+class Group:
+    """A group keeps its founder's identity for every later comparison (§3.3)."""
+
+    order: int
+    founder: Attributed
+    nloc_order: CollateKey
+    members: list[Attributed] = field(default_factory=list)
+    location_by_source: dict[str, str] = field(default_factory=dict)
+    raw_locations: set[str] = field(default_factory=set)
+
+    def can_join(self, f: Attributed) -> bool:
+        """A channel appears twice in a group only at the identical raw location."""
+        return self.location_by_source.get(f.source, f.location) == f.location
+
+    def rank(self, f: Attributed) -> tuple[bool, int, str, CollateKey]:
+        """Sort key of ``best``: same raw location first, then score, key, location."""
+        mine, theirs = self.founder.signature, f.signature
+        score = (mine[1] == theirs[1]) + (mine[2] == theirs[2])
+        return (
+            f.location not in self.raw_locations,
+            -score,
+            self.founder.ident.finding_key,
+            self.nloc_order,
+        )
+
+
+def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Jaccard >= 0.7, skipping the set work when the sizes alone rule it out."""
+    size_a, size_b = len(a), len(b)
+    if (size_a / size_b if size_a < size_b else size_b / size_a) < FUZZY_THRESHOLD:
+        return False
+    common = len(a & b)
+    return common / (size_a + size_b - common) >= FUZZY_THRESHOLD
+
+
+def _best(candidates: list[Group], f: Attributed) -> Group | None:
+    """The first candidate by :meth:`Group.rank`, ties kept in candidate order."""
+    return min(candidates, key=lambda g: g.rank(f)) if candidates else None
+
+
+class Grouper:
+    """Greedy grouping (§3.3) with indexes in place of the reference's full scans.
+
+    A fuzzy candidate must share the finding's normalised location and either its
+    category and suggestion (its signature) or one of its raw locations. Every member of a
+    group has the founder's normalised location, so a raw location implies it; two
+    indexes over the groups with a non-empty founder shingle therefore find exactly the
+    groups the reference's scan would test.
+    """
+
+    def __init__(self) -> None:
+        self.groups: list[Group] = []
+        self._by_key: dict[str, list[Group]] = {}
+        self._by_signature: dict[tuple[str, str, str], list[Group]] = {}
+        self._by_raw_location: dict[str, list[Group]] = {}
+
+    def place(self, f: Attributed) -> None:
+        """Join by key, else by similarity, else found a new group (§3.3 steps 1-3)."""
+        keyed = self._by_key.setdefault(f.ident.finding_key, [])
+        group = _best([g for g in keyed if g.can_join(f)], f)
+        if group is None:
+            group = _best(self._fuzzy_candidates(f), f)
+            if group is not None:
+                keyed.append(group)
+        if group is None:
+            group = self._found(f)
+            keyed.append(group)
+        self._add(group, f)
+
+    def _fuzzy_candidates(self, f: Attributed) -> list[Group]:
+        """Groups ``f`` may join by similarity to their founder, in creation order."""
+        if not f.shingle:
+            return []
+        same = self._by_signature.get(f.signature, [])
+        nearby = self._by_raw_location.get(f.location, [])
+        # The reference scans every group in creation order; keep that order for ties.
+        pool = same if not nearby else sorted({*same, *nearby}, key=lambda g: g.order)
+        return [g for g in pool if g.can_join(f) and _similar(g.founder.shingle, f.shingle)]
+
+    def _found(self, f: Attributed) -> Group:
+        group = Group(len(self.groups), f, collate_key(f.ident.normalized_location))
+        self.groups.append(group)
+        if f.shingle:
+            self._by_signature.setdefault(f.signature, []).append(group)
+        return group
+
+    def _add(self, group: Group, f: Attributed) -> None:
+        group.members.append(f)
+        group.location_by_source.setdefault(f.source, f.location)
+        if f.location not in group.raw_locations:
+            group.raw_locations.add(f.location)
+            if group.founder.shingle:
+                self._by_raw_location.setdefault(f.location, []).append(group)
+
+
+def attribute(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Attributed]:
+    """Every finding with its identity, in the reference's visiting order (§3.2)."""
+    identifier = BatchIdentifier()
+    attributed = [
+        Attributed(source, finding, identifier.identify(finding))
+        for source, findings in channel_findings.items()
+        for finding in findings
+    ]
+    attributed.sort(key=lambda a: a.ident.finding_key)
+    # Sorting each run of equal keys by the tie-break equals one stable sort on both,
+    # and skips the collation work for the (common) keys that occur once.
+    ordered: list[Attributed] = []
+    for _, run in groupby(attributed, key=lambda a: a.ident.finding_key):
+        same_key = list(run)
+        if len(same_key) > 1:
+            same_key.sort(key=Attributed.tie_break)
+        ordered.extend(same_key)
+    return ordered

@@ -1,0 +1,184 @@
+"""Stable finding identity: ``finding_key`` and ``description_shingle`` (spec ch. 04 §2).
+
+Both values are stored in results and in ack files shared with the reference, so every
+rule is reproduced literally, quirks included. The vectors in
+``tests/fixtures/stable-id-vectors.json`` pin every intermediate value; the text rules
+themselves live in :mod:`mmr.reconcile.normalize`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from mmr.reconcile.jstext import sha1_hex, utf16_len, utf16_windows
+from mmr.reconcile.normalize import (
+    apply_outside_code_spans,
+    normalize_category,
+    normalize_description,
+    normalize_location,
+    normalize_suggestion,
+    strip_dot_slash,
+    strip_line_span,
+)
+
+__all__ = [
+    "SHINGLE_SIZE",
+    "BatchIdentifier",
+    "KeyedFinding",
+    "StableIdentity",
+    "description_shingle",
+    "finding_key",
+    "identify",
+    "jaccard",
+    "normalize_category",
+    "normalize_description",
+    "normalize_location",
+    "normalize_suggestion",
+    "shingle_of_normalized",
+    "strip_dot_slash",
+    "strip_line_span",
+]
+
+_MODAL = re.compile(r"\b(?:must|should)\b", re.ASCII)
+SHINGLE_SIZE = 5
+
+
+class KeyedFinding(Protocol):
+    """The fields a finding's identity is computed from (a ``Finding`` has them all)."""
+
+    @property
+    def location(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def suggestion(self) -> str: ...
+    @property
+    def category(self) -> str | None: ...
+
+
+def _modal_prose(segment: str) -> str:
+    """§2.7 step 2: ``must`` → ``should``, nothing else (no trim, no collapse)."""
+    if "must" not in segment and "should" not in segment:
+        return segment
+    return _MODAL.sub("should", segment)
+
+
+def shingle_of_normalized(normalized: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The shingle of a normalised description (§2.7), in order and as a set."""
+    if utf16_len(normalized) < SHINGLE_SIZE:
+        return (), frozenset()
+    grams = utf16_windows(apply_outside_code_spans(normalized, _modal_prose), SHINGLE_SIZE)
+    distinct = frozenset(grams)
+    if len(distinct) == len(grams):  # the common case: nothing to de-duplicate
+        return tuple(grams), distinct
+    return tuple(dict.fromkeys(grams)), distinct
+
+
+_DescriptionParts = tuple[str, str, tuple[str, ...], frozenset[str]]
+_SuggestionParts = tuple[str, str]
+
+
+def _description_parts(description: str) -> _DescriptionParts:
+    normalized = normalize_description(description)
+    return (normalized, sha1_hex(normalized), *shingle_of_normalized(normalized))
+
+
+def _suggestion_parts(suggestion: str) -> _SuggestionParts:
+    normalized = normalize_suggestion(suggestion)
+    return normalized, sha1_hex(normalized)
+
+
+def description_shingle(description: str) -> list[str]:
+    """Distinct 5-code-unit grams of the modal-normalised description (§2.7)."""
+    return list(_description_parts(description)[2])
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+@dataclass(frozen=True, slots=True)
+class StableIdentity:
+    """Every value §2 derives from one finding; ``location`` is after the ``./`` strip."""
+
+    location: str
+    normalized_location: str
+    normalized_category: str
+    normalized_description: str
+    normalized_suggestion: str
+    description_sha1: str
+    suggestion_sha1: str
+    key_preimage: str
+    finding_key: str
+    description_shingle: tuple[str, ...]
+    #: The shingle as a set, for Jaccard similarity.
+    shingle_set: frozenset[str]
+
+
+def _assemble_identity(
+    finding: KeyedFinding, description: _DescriptionParts, suggestion: _SuggestionParts
+) -> StableIdentity:
+    location = strip_dot_slash(finding.location)
+    nloc = normalize_location(location)
+    ncat = normalize_category(finding.category)
+    ndesc, desc_sha1, shingle, shingle_set = description
+    nsug, sug_sha1 = suggestion
+    preimage = f"{_escape(nloc)}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
+    return StableIdentity(
+        location=location,
+        normalized_location=nloc,
+        normalized_category=ncat,
+        normalized_description=ndesc,
+        normalized_suggestion=nsug,
+        description_sha1=desc_sha1,
+        suggestion_sha1=sug_sha1,
+        key_preimage=preimage,
+        finding_key=sha1_hex(preimage),
+        description_shingle=shingle,
+        shingle_set=shingle_set,
+    )
+
+
+def identify(finding: KeyedFinding) -> StableIdentity:
+    """Compute the stable identity of one finding."""
+    return _assemble_identity(
+        finding, _description_parts(finding.description), _suggestion_parts(finding.suggestion)
+    )
+
+
+class BatchIdentifier:
+    """:func:`identify` for many findings, normalising each distinct text once.
+
+    Channels often repeat a description or a suggestion word for word; the memo lives
+    only as long as the batch, so nothing is retained between reconciliations.
+    """
+
+    def __init__(self) -> None:
+        self._descriptions: dict[str, _DescriptionParts] = {}
+        self._suggestions: dict[str, _SuggestionParts] = {}
+
+    def identify(self, finding: KeyedFinding) -> StableIdentity:
+        description = self._descriptions.get(finding.description)
+        if description is None:
+            description = _description_parts(finding.description)
+            self._descriptions[finding.description] = description
+        suggestion = self._suggestions.get(finding.suggestion)
+        if suggestion is None:
+            suggestion = _suggestion_parts(finding.suggestion)
+            self._suggestions[finding.suggestion] = suggestion
+        return _assemble_identity(finding, description, suggestion)
+
+
+def finding_key(finding: KeyedFinding) -> str:
+    """The 40-hex content identity of a finding, identical to the reference's (§2.6)."""
+    return identify(finding).finding_key
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """Set Jaccard similarity; 1.0 when both are empty (§2.8)."""
+    if not a and not b:
+        return 1.0
+    common = len(a & b)
+    return common / (len(a) + len(b) - common)

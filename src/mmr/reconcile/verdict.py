@@ -1,0 +1,189 @@
+"""The gate, the verdict, its summary and the results document (spec ch. 04 §4-§5).
+
+Everything here is pure: the results pipeline gathers per-channel results, reconciled
+findings and the job's facts, and :func:`build_results` turns them into the
+``ReconciledResults`` that ``review --sync``, ``results`` and ``reconcile`` print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from mmr.models import (
+    SEVERITY_ORDER,
+    VERDICT_EXIT_CODES,
+    ChannelResult,
+    ReconciledFinding,
+    ReconciledResults,
+    ResultsMetadata,
+    Severity,
+    TrustMode,
+    Verdict,
+)
+
+DEFAULT_FIX_THRESHOLD: Severity = "P2"
+#: Floor for a job written before 4.0.0, which has no ``min_completed_channels`` (§5.3).
+LEGACY_FLOOR = 1
+_PARTIAL_STATUSES = frozenset({"failed", "timeout"})
+_THINNER_EVIDENCE = "Re-run, or set defaults.min_completed_channels to accept thinner evidence"
+
+
+def is_blocking(finding: ReconciledFinding, fix_threshold: Severity) -> bool:
+    """Unacknowledged and at or above the threshold (§5.1)."""
+    return not finding.acknowledged and (
+        SEVERITY_ORDER[finding.severity] <= SEVERITY_ORDER[fix_threshold]
+    )
+
+
+def blocking_count(findings: Sequence[ReconciledFinding], fix_threshold: Severity) -> int:
+    return sum(is_blocking(f, fix_threshold) for f in findings)
+
+
+def advisory_count(findings: Sequence[ReconciledFinding], fix_threshold: Severity) -> int:
+    """Findings that do not block: acknowledged ones and those below the threshold."""
+    return len(findings) - blocking_count(findings, fix_threshold)
+
+
+def effective_floor(min_completed_channels: int | None) -> int:
+    """The job's floor; a job without one predates 4.0.0 and keeps floor 1 (§5.3)."""
+    return LEGACY_FLOOR if min_completed_channels is None else min_completed_channels
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelCounts:
+    """How many job channels there are, completed, and independent reviewers among those."""
+
+    channels: int
+    completed: int
+    independent: int
+
+
+def count_channels(
+    per_channel: Mapping[str, ChannelResult], identities: Mapping[str, str] | None = None
+) -> ChannelCounts:
+    """Count after the pipeline's downgrades; ``identities`` as for ``reconcile`` (§5.6)."""
+    completed = [name for name, result in per_channel.items() if result.status == "completed"]
+    reviewers = {(identities or {}).get(name, name) for name in completed}
+    return ChannelCounts(len(per_channel), len(completed), len(reviewers))
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A verdict, its summary line, and how many findings block."""
+
+    verdict: Verdict
+    summary: str
+    blocking: int
+
+
+def decide(
+    findings: Sequence[ReconciledFinding],
+    counts: ChannelCounts,
+    *,
+    fix_threshold: Severity,
+    floor: int,
+) -> Decision:
+    """The verdict in §5.2 branch order, with its §5.4 summary."""
+    blocking = blocking_count(findings, fix_threshold)
+    done, total = counts.completed, counts.channels
+    if done == 0:
+        summary = "No channels completed — manual review needed"
+        return Decision("needs-user-decision", summary, blocking)
+    if blocking:
+        summary = f"Review blocked — {blocking} finding(s) at or above {fix_threshold}"
+        return Decision("blocked", summary, blocking)
+    if done < floor:
+        summary = (
+            f"Too few channels reported to corroborate a pass — {done} of {total} completed, "
+            f"floor is {floor}. {_THINNER_EVIDENCE}"
+        )
+        return Decision("needs-user-decision", summary, blocking)
+    if counts.independent < floor:
+        summary = (
+            f"Too few independent reviewers to corroborate a pass — {done} of {total} "
+            f"completed, {counts.independent} independent, floor is {floor}. "
+            f"{_THINNER_EVIDENCE}"
+        )
+        return Decision("needs-user-decision", summary, blocking)
+    if done < total:
+        summary = f"Review passed (degraded — {done} of {total} channels reported)"
+        return Decision("degraded-pass", summary, blocking)
+    return Decision("pass", "Review passed", blocking)
+
+
+def is_approved(verdict: Verdict) -> bool:
+    return verdict in ("pass", "degraded-pass")
+
+
+def exit_code(verdict: Verdict) -> int:
+    """0 for a pass, 2 blocked, 3 needs a decision (§5.5)."""
+    return VERDICT_EXIT_CODES[verdict]
+
+
+def unreachable_floor_warning(floor: int, channel_names: Sequence[str]) -> str | None:
+    """The stderr warning when fewer channels will run than the floor asks for (§5.3)."""
+    if floor <= len(channel_names):
+        return None
+    return (
+        f"[mmr] warning: min_completed_channels is {floor} but only {len(channel_names)} "
+        f"channel(s) will be dispatched ({', '.join(channel_names)}), so a pass is "
+        "unreachable. Enable more channels, or set defaults.min_completed_channels lower."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class JobFacts:
+    """What the results document needs from the job besides channel results."""
+
+    job_id: str | None
+    fix_threshold: Severity = DEFAULT_FIX_THRESHOLD
+    #: ``None`` for a job written before 4.0.0 (evaluated at floor 1).
+    min_completed_channels: int | None = None
+    #: Channel → the reviewer that really ran it (a compensating pass → its compensator).
+    identities: Mapping[str, str] = field(default_factory=dict)
+    total_elapsed: str = "0s"
+    trust_mode: TrustMode | None = None
+    proposed_acks: Sequence[str] | None = None
+    proposed_config_change: bool | None = None
+    session_id: str | None = None
+    round: int | None = None
+
+
+def build_results(
+    per_channel: Mapping[str, ChannelResult],
+    findings: Sequence[ReconciledFinding],
+    job: JobFacts,
+) -> ReconciledResults:
+    """Gate, verdict and counts assembled into the results document (§4 steps 5-8)."""
+    counts = count_channels(per_channel, job.identities)
+    decision = decide(
+        findings,
+        counts,
+        fix_threshold=job.fix_threshold,
+        floor=effective_floor(job.min_completed_channels),
+    )
+    metadata = ResultsMetadata(
+        channels_dispatched=counts.channels,
+        channels_completed=counts.completed,
+        channels_partial=sum(r.status in _PARTIAL_STATUSES for r in per_channel.values()),
+        total_elapsed=job.total_elapsed,
+        channels_independent=counts.independent,
+    )
+    return ReconciledResults(
+        job_id=job.job_id,
+        verdict=decision.verdict,
+        fix_threshold=job.fix_threshold,
+        advisory_count=len(findings) - decision.blocking,
+        approved=is_approved(decision.verdict),
+        summary=decision.summary,
+        reconciled_findings=list(findings),
+        per_channel=dict(per_channel),
+        metadata=metadata,
+        trust_mode=job.trust_mode,
+        # Both are present only when the diff touched acks or config (§6.1).
+        proposed_acks=list(job.proposed_acks) if job.proposed_acks else None,
+        proposed_config_change=True if job.proposed_config_change else None,
+        session_id=job.session_id,
+        round=job.round,
+    )
