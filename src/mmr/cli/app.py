@@ -114,9 +114,13 @@ def _register(root: typer.Typer) -> None:
         from mmr.cli import review
         add_command(root, review.review, "review")
     """
-    from mmr.cli import review
+    from mmr.cli import ack_cmd, jobs_cmd, review, sessions_cmd, status_cmd
 
     add_command(root, review.review, "review")
+    add_command(root, status_cmd.status, "status")
+    add_command(root, jobs_cmd.app, "jobs")
+    add_command(root, sessions_cmd.app, "sessions")
+    add_command(root, ack_cmd.app, "ack")
 
 
 app = new_root_app()

@@ -1,0 +1,109 @@
+"""``mmr review`` as one readable function: the order of spec ch. 05 §2.2 (and ch. 06 §2.1).
+
+The order decides which error wins when several apply, so :func:`run_review` reads as the
+numbered list of the spec; each step is a small function below it or in a sibling module.
+Nothing here knows of typer: the CLI builds a :class:`~mmr.review.request.ReviewRequest`,
+calls :func:`run_review` and prints the :class:`ReviewOutcome` it gets back. Warnings go to
+``io.notice`` (stderr) as they happen; errors are :class:`mmr.errors.MmrError`.
+"""
+
+from __future__ import annotations
+
+from mmr.config.loaded import LoadedConfig, ProjectText
+from mmr.config.loader import load_config
+from mmr.config.schema import MmrConfig
+from mmr.config.selection import select_channels
+from mmr.errors import ChannelSelectionError, ConfigError
+from mmr.formatters.documents import max_rounds_results, ratification_results
+from mmr.reconcile.verdict import unreachable_floor_warning
+from mmr.review.credentials import secret_findings
+from mmr.review.execute import run_sync_review, start_review_job
+from mmr.review.inputs import check_reviewable, resolve_diff
+from mmr.review.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
+from mmr.review.preflight import dry_run_report, run_preflight
+from mmr.review.ratification import GateBlock, ratification_gate
+from mmr.review.request import ReviewRequest, check_request
+from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
+from mmr.review.trust import TrustContext, resolve_trust
+from mmr.store.rounds import check_round_budget
+from mmr.store.session_ids import check_session_id
+
+__all__ = ["ReviewIO", "ReviewOutcome", "ReviewRequest", "run_review"]
+
+NO_CHANNELS = "No channels enabled. Configure channels or pass --channels."
+
+
+def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
+    """Run one review and return what to print on stdout and the exit code."""
+    check_request(request)                                                   # 1
+    trust = resolve_trust(io.cwd, request.diff_request(), request.trust_flags())  # 3
+    io.notice_all(trust.warnings)                                            # 4
+    loaded = load_review_config(trust, request, io)                          # 5
+    template = template_criteria(loaded.config, request.template)
+    if request.session is not None:
+        check_session_id(request.session)                                    # 6
+    budget = check_round_budget(request.session, request.round, request.max_rounds,
+                                loaded.defaults.loop_control.max_rounds_default)   # 7
+    if budget.exceeded:                                                      # 8
+        document = max_rounds_results(request.session, budget.effective_round,
+                                      budget.max_rounds, loaded.defaults.fix_threshold)
+        return ReviewOutcome(render_document(document, loaded.defaults.format), 3)
+    diff = resolve_diff(request.diff_request(), io.cwd,                       # 9, 10
+                        diff_exclude=loaded.defaults.diff_exclude, stdin=io.stdin)
+    io.notice(diff.exclusion_notice)
+    block = ratification_gate(trust, diff.proposed)                          # 11, 12
+    if block is not None:
+        return gate_outcome(block, trust, loaded)
+    check_reviewable(diff, request.max_diff_lines or loaded.defaults.max_diff_lines)
+    prepared = PreparedDiff.prepare(diff.text, diff.line_count)
+    names = select_channels(loaded.config, request.channels)                 # 13
+    if not names:
+        raise ChannelSelectionError(NO_CHANNELS)                             # 14
+    io.notice(unreachable_floor_warning(loaded.defaults.min_completed_channels, names))  # 15
+    parts = PromptParts(review_criteria=tuple(loaded.config.review_criteria or ()),
+                        template_criteria=template, focus=request.focus)     # 16
+    planned = plan_channels(names, loaded, prepared, parts)
+    io.notice(redaction_notice(planned, prepared))
+    committed = secret_findings(list(prepared.hits)) if loaded.defaults.secret_findings else []
+    setup = ReviewSetup(
+        request=request, loaded=loaded, trust=trust, proposed=diff.proposed,
+        prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
+        max_rounds=budget.max_rounds, secret_findings=tuple(committed),
+    )
+    if not request.sync and not request.dry_run:
+        return start_review_job(setup, io)
+    gate = run_preflight(planned, parallel=loaded.defaults.parallel)       # 17
+    if request.dry_run:                                                      # 18
+        return ReviewOutcome(dry_run_report(gate), 0 if any(r.passed for r in gate) else 1)
+    return run_sync_review(setup, gate, io)                                  # 19-26
+
+
+def load_review_config(trust: TrustContext, request: ReviewRequest,
+                       io: ReviewIO) -> LoadedConfig:
+    """The config the trust policy allows: the project layer only from a trusted source."""
+    project = trust.project_config
+    source = None if project is None else ProjectText(project.text, project.origin)
+    return load_config(trust.project_root, project_source=source,
+                       cli_overrides=request.config_overrides(), on_warning=io.notice)
+
+
+def template_criteria(config: MmrConfig, name: str | None) -> tuple[str, ...]:
+    """The criteria of ``--template <name>``; an unknown name is an error (ch. 03 Q15)."""
+    if name is None:
+        return ()
+    templates = config.templates or {}
+    if name not in templates:
+        known = ", ".join(templates) or "none are defined"
+        raise ConfigError(f'Unknown template "{name}". Known templates: {known}')
+    return tuple(templates[name].criteria or ())
+
+
+def gate_outcome(block: GateBlock, trust: TrustContext, loaded: LoadedConfig) -> ReviewOutcome:
+    """The ratification-gate document, exit 2 (ch. 05 §3.7)."""
+    document = ratification_results(
+        block.summary, loaded.defaults.fix_threshold, trust.mode,
+        proposed_acks=list(block.proposed.ack_files_changed),
+        proposed_config_change=block.proposed.config_file_changed,
+    )
+    return ReviewOutcome(render_document(document, loaded.defaults.format), 2)
+

@@ -1,0 +1,92 @@
+"""The parsed flags of one ``mmr review`` run (spec ch. 05 §2.1), and their checks.
+
+:class:`ReviewRequest` is the value the CLI hands the pipeline: nothing in it knows of
+typer. :func:`check_request` applies the parser-level checks whose messages scripts see
+(``round must be >= 1`` …); the CLI prints them under the command's help, exit 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from mmr.config.schema import OutputFormat
+from mmr.errors import UsageError
+from mmr.models import Severity
+from mmr.review.inputs import DiffRequest
+from mmr.review.trust import TrustFlags
+from mmr.store.session_ids import SESSION_ID_FLAG_MESSAGE, is_valid_session_id
+
+
+class ReviewRequest(BaseModel):
+    """Every ``mmr review`` flag, as given (``None`` = not given)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # input
+    diff: str | None = None
+    pr: int | None = None
+    staged: bool = False
+    base: str | None = None
+    head: str | None = None
+    # control
+    focus: str | None = None
+    fix_threshold: Severity | None = None
+    channels: tuple[str, ...] | None = None
+    timeout: float | None = None
+    template: str | None = None
+    max_diff_lines: int | None = None
+    # output and mode
+    format: OutputFormat | None = None
+    sync: bool = False
+    dry_run: bool = False
+    compensate_missing: bool = False
+    quiet: bool = False
+    # rounds
+    session: str | None = None
+    round: int | None = None
+    max_rounds: int | None = None
+    # trust
+    accept_new_acks: bool = False
+    trust_project_acks: bool = False
+    trust_project_config: bool = False
+    config_base_ref: str | None = None
+
+    def diff_request(self) -> DiffRequest:
+        return DiffRequest(diff=self.diff, pr=self.pr, staged=self.staged, base=self.base,
+                           head=self.head)
+
+    def trust_flags(self) -> TrustFlags:
+        return TrustFlags(
+            config_base_ref=self.config_base_ref,
+            trust_project_config=self.trust_project_config,
+            trust_project_acks=self.trust_project_acks,
+            accept_new_acks=self.accept_new_acks,
+        )
+
+    def config_overrides(self) -> dict[str, Any]:
+        """The three flags that are a config layer: ``defaults.fix_threshold/timeout/format``."""
+        return {"fix_threshold": self.fix_threshold, "timeout": self.timeout,
+                "format": self.format}
+
+    @property
+    def round_number(self) -> int:
+        """The round this run claims; an absent ``--round`` is round 1."""
+        return self.round or 1
+
+
+def check_request(request: ReviewRequest) -> None:
+    """The parser-level checks of ch. 05 §2.1; :class:`UsageError` with the spec's text."""
+    if request.session is not None and not is_valid_session_id(request.session):
+        raise UsageError(SESSION_ID_FLAG_MESSAGE)
+    if request.round is not None and request.round < 1:
+        raise UsageError("round must be >= 1")
+    if request.max_rounds is not None and request.max_rounds < 1:
+        raise UsageError("max-rounds must be >= 1")
+    if request.pr is not None and request.pr < 1:
+        raise UsageError(f"--pr must be a positive pull request number (got {request.pr})")
+    if request.timeout is not None and not request.timeout > 0:
+        raise UsageError(f"--timeout must be a number of seconds > 0 (got {request.timeout:g})")
+    if request.max_diff_lines is not None and request.max_diff_lines < 1:
+        raise UsageError(f"--max-diff-lines must be >= 1 (got {request.max_diff_lines})")

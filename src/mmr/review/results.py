@@ -1,0 +1,144 @@
+"""The results pipeline: a finished job → its verdict document (spec ch. 04 §4).
+
+Shared by ``review --sync``, ``mmr results`` and ``mmr reconcile``, so the same job state
+always gives the same document: per-channel results (§4 step 2, in
+:mod:`mmr.review.channel_results`), reconciliation, acks, counts, gate and verdict.
+
+Secret findings (ch. 06 §2.1 step 4) are stored with the job as
+``channels/mmr-secrets.json`` — a findings object, not a job channel, so they join
+reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from mmr.formatters.json import results_document
+from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
+from mmr.parsers import parse_channel_output
+from mmr.reconcile.diff_filter import touched_paths
+from mmr.reconcile.reconciler import reconcile
+from mmr.reconcile.verdict import JobFacts, build_results, exit_code
+from mmr.review.channel_results import PARSE_REASONS, ChannelFilesView, channel_result
+from mmr.review.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
+from mmr.store.job_status import format_elapsed
+from mmr.store.jobs import JobStore
+from mmr.store.records import JobRecord, parse_timestamp
+
+#: Stamps ``acknowledged``/``ack_match``/``ack_reason`` (§9.3); built per the trust policy.
+AckApplier = Callable[[list[ReconciledFinding]], list[ReconciledFinding]]
+
+
+def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
+                apply_acks: AckApplier | None = None,
+                warn: Callable[[str], None] | None = None) -> ReconciledResults:
+    """The verdict document of job ``job_id`` as it stands on disk.
+
+    ``apply_acks`` defaults to the acks the job's persisted trust policy allows
+    (:func:`job_ack_applier`); ``warn`` receives ack-loading warnings (stderr by default).
+    """
+    job = store.load(job_id)
+    diff = store.read_diff(job_id)
+    touched = touched_paths(diff) if diff and diff.strip() else None
+    repo_root = Path(job.project_root) if job.project_root else None
+    per_channel = {}
+    channel_findings: dict[str, list[Finding]] = {}
+    for name, entry in job.channels.items():
+        files = ChannelFilesView(output=store.read_channel_output(job_id, name),
+                                 log=store.read_log(job_id, name))
+        result, findings = channel_result(entry, files, touched, include_raw=include_raw,
+                                          repo_root=repo_root)
+        per_channel[name] = result
+        if result.status == "completed":
+            channel_findings[name] = findings
+    secrets = _secret_findings(store, job)
+    if secrets:
+        channel_findings[SECRET_FINDINGS_SOURCE] = secrets
+    identities = {name: entry.compensator for name, entry in job.channels.items()
+                  if entry.compensator}
+    applier = apply_acks if apply_acks is not None else job_ack_applier(job, warn=warn)
+    reconciled = _apply_acks(reconcile(channel_findings, identities=identities), applier)
+    facts = JobFacts(
+        job_id=job.job_id,
+        fix_threshold=job.fix_threshold or "P2",
+        min_completed_channels=job.min_completed_channels,
+        identities=identities,
+        total_elapsed=total_elapsed(job),
+        trust_mode=job.trust_mode,
+        proposed_acks=job.proposed_acks,
+        proposed_config_change=job.proposed_config_change,
+        session_id=job.session_id,
+        round=job.round if isinstance(job.round, int) else None,
+    )
+    return build_results(per_channel, reconciled, facts)
+
+
+def job_ack_applier(job: JobRecord, *,
+                    warn: Callable[[str], None] | None = None) -> AckApplier:
+    """Apply user acks and the project acks the job's ``review_controls`` allow (§9.4):
+    the same policy at ``review --sync`` time and for a later ``mmr results``."""
+    from mmr.config.paths import mmr_home
+    from mmr.reconcile.acks import AckPolicy, apply_acks
+    from mmr.reconcile.acks_store import AckStore
+
+    project_root = Path(job.project_root) if job.project_root else None
+    store = AckStore(user_root=mmr_home(), project_root=project_root)
+    policy = AckPolicy.from_review_controls(job.review_controls)
+    return lambda findings: apply_acks(findings, store, policy, warn=warn)
+
+
+def results_exit_code(results: ReconciledResults) -> int:
+    """0 pass / degraded-pass, 2 blocked, 3 needs-user-decision (§5.5)."""
+    return exit_code(results.verdict)
+
+
+def save_results(store: JobStore, results: ReconciledResults) -> None:
+    """Overwrite the job's ``results.json`` with the JSON form, whatever was printed."""
+    if results.job_id is not None:
+        store.write_results(results.job_id, results_document(results))
+
+
+def save_secret_findings(store: JobStore, job_id: str, findings: Sequence[Finding]) -> None:
+    """Keep the run's secret findings with the job, so ``mmr results`` shows them too."""
+    if not findings:
+        return
+    document = {"approved": False, "findings": [f.to_json_dict() for f in findings],
+                "summary": f"{len(findings)} committed credential(s)"}
+    store.write_channel_output_object(job_id, SECRET_FINDINGS_SOURCE, document)
+
+
+def total_elapsed(job: JobRecord) -> str:
+    """Latest ``completed_at`` − earliest ``started_at`` over the channels that reported
+    (completed, or failed only because their reply did not parse); injected channels are
+    left out (§4.1 FIX b). ``0s`` when there are none."""
+    starts, ends = [], []
+    for entry in job.channels.values():
+        reported = entry.status == "completed" or (
+            entry.status == "failed" and entry.reason in PARSE_REASONS)
+        start, end = parse_timestamp(entry.started_at), parse_timestamp(entry.completed_at)
+        if reported and not entry.injected and start is not None and end is not None:
+            starts.append(start)
+            ends.append(end)
+    if not starts:
+        return "0s"
+    return format_elapsed(round((max(ends) - min(starts)).total_seconds() * 1000))
+
+
+def _secret_findings(store: JobStore, job: JobRecord) -> list[Finding]:
+    if SECRET_FINDINGS_SOURCE in job.channels:
+        return []  # a real channel of that name owns the file
+    raw = store.read_channel_output(job.job_id, SECRET_FINDINGS_SOURCE)
+    if raw is None:
+        return []
+    parsed = parse_channel_output(raw, "default")
+    return list(parsed.findings) if isinstance(parsed, ParsedOutput) else []
+
+
+def _apply_acks(findings: list[ReconciledFinding],
+                apply_acks: AckApplier) -> list[ReconciledFinding]:
+    """Stamp acks; any failure of the ack store means no acks at all (fail safe, §4 step 4)."""
+    try:
+        return apply_acks([finding.model_copy(deep=True) for finding in findings])
+    except Exception:
+        return findings
