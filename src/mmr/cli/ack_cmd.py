@@ -1,0 +1,169 @@
+"""``mmr ack add | list | rm | prune``: acknowledged findings (spec ch. 04 §9.2, §9.5).
+
+Acks live in two scopes: ``project`` (``<project root>/.mmr/acks/``, the default for
+``add``/``rm``) and ``user`` (``<MMR root>/acks/``). This is the operator's own tool on
+their own machine, so it always works on the working tree, with no trust gating.
+
+``add`` copies location and shingle from the reconciled finding a past review reported
+(its job's ``results.json``); ``rm`` reports whether the file existed (additive); ``prune``
+removes acks whose findings have not been seen for ``ack_retention_days`` — the
+reference's prune is a no-op (Decisions).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from mmr.cli.groups import command_group
+
+if TYPE_CHECKING:
+    from mmr.reconcile.acks_store import AckStore
+
+app: typer.Typer = command_group("Manage finding acknowledgments.")
+
+Scope = Literal["project", "user"]
+PruneScope = Literal["project", "user", "all"]
+
+FindingKey = Annotated[str | None, typer.Argument(
+    metavar="FINDING_KEY", show_default=False, help="The finding_key (40 hex characters).")]
+ScopeOption = Annotated[Scope, typer.Option(
+    "--scope", help="project (<project root>/.mmr/acks) or user (<MMR root>/acks).")]
+
+BASE_REF_HINT = (
+    "[mmr] note: local reviews read project acks from the last commit (trust mode base-ref); "
+    "commit {path} for this ack to take effect, or review with --trust-project-acks"
+)
+
+
+def _ack_store() -> AckStore:
+    from mmr.config.paths import find_project_root, mmr_home
+    from mmr.reconcile.acks_store import AckStore
+
+    return AckStore(user_root=mmr_home(), project_root=find_project_root())
+
+
+def _print(value: object) -> int:
+    from mmr.cli.output import write_report
+    from mmr.formatters.json import dumps
+
+    write_report(dumps(value))
+    return 0
+
+
+def _required_key(action: str, key: str | None) -> str:
+    from mmr.errors import UsageError
+    from mmr.reconcile.acks_record import check_finding_key
+
+    if not key:
+        raise UsageError(f"mmr ack {action}: <finding-key> required")
+    return check_finding_key(key)
+
+
+@app.command("add")
+def add(
+    *,
+    finding_key: FindingKey = None,
+    job: Annotated[str | None, typer.Option(
+        "--job", help="The job that reported the finding (default: search newest first).")] = None,
+    reason: Annotated[str | None, typer.Option(
+        "--reason", help="Why the finding is accepted.")] = None,
+    scope: ScopeOption = "project",
+) -> int:
+    """Acknowledge a finding a past review reported, so it no longer blocks."""
+    from mmr.config.paths import jobs_dir
+    from mmr.errors import MmrError
+    from mmr.reconcile.acks_jobs import check_ack_job_id, find_ack_source, source_not_found_message
+    from mmr.reconcile.acks_record import new_ack_record
+
+    key = _required_key("add", finding_key)
+    if job is not None:
+        check_ack_job_id(job)
+    source = find_ack_source(jobs_dir(), key, job)
+    if source is None:
+        raise MmrError(source_not_found_message(key, job))
+    store = _ack_store()
+    record = new_ack_record(key, source.location, source.description_shingle, reason=reason)
+    path = store.add(record, scope)
+    if scope == "project":
+        _hint_base_ref(store, str(path))
+    return _print({"added": key, "scope": scope})
+
+
+def _hint_base_ref(store: AckStore, path: str) -> None:
+    """Say so when a local review would not see this working-tree ack yet (§9.2, §9.4)."""
+    import sys
+
+    from mmr.review.trust import is_ci, is_git_repository
+
+    root = store.project_root
+    if root is None or is_ci() or not is_git_repository(root):
+        return
+    sys.stderr.write(BASE_REF_HINT.format(path=path) + "\n")
+    sys.stderr.flush()
+
+
+@app.command("list")
+def list_acks(
+    *,
+    scope: Annotated[Scope | None, typer.Option(
+        "--scope", help="Accepted for compatibility; list always shows both scopes.")] = None,
+) -> int:
+    """List acks of both scopes (user first; a project ack replaces a user one)."""
+    del scope  # the reference accepts --scope here and lists both scopes anyway
+    return _print([record.to_json_dict() for record in _ack_store().list_all()])
+
+
+@app.command("rm")
+def remove(*, finding_key: FindingKey = None, scope: ScopeOption = "project") -> int:
+    """Remove an ack from one scope (succeeds when it is not there)."""
+    key = _required_key("rm", finding_key)
+    existed = _ack_store().remove(key, scope)
+    return _print({"removed": key, "scope": scope, "existed": existed})
+
+
+@app.command("prune")
+def prune(
+    *,
+    scope: Annotated[PruneScope, typer.Option(
+        "--scope", help="Which acks to consider: project, user or all.")] = "all",
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="List what would be removed; remove nothing.")] = False,
+    older_than: Annotated[float | None, typer.Option(
+        "--older-than", metavar="DAYS",
+        help="Retention for this run (default defaults.ack_retention_days, 90).")] = None,
+) -> int:
+    """Remove acks whose findings have not been seen within the retention period."""
+    from datetime import UTC, datetime
+
+    from mmr.config.paths import jobs_dir
+    from mmr.reconcile.acks_jobs import iter_job_findings
+    from mmr.reconcile.acks_prune import check_retention_days, prune_acks
+    from mmr.reconcile.acks_record import ACK_SCOPES
+
+    if older_than is not None:
+        days = check_retention_days(_plain_number(older_than))  # UsageError when < 0
+    else:
+        days = _configured_ack_retention()
+    report = prune_acks(
+        _ack_store(), ACK_SCOPES if scope == "all" else (scope,),
+        retention_days=days, now=datetime.now(UTC), dry_run=dry_run,
+        jobs=iter_job_findings(jobs_dir()), scope_label=scope,
+    )
+    return _print(report.to_json_dict())
+
+
+def _configured_ack_retention() -> float:
+    """``defaults.ack_retention_days`` from user + working-tree project config (no gating)."""
+    from mmr.config.loaded import WorkingTree
+    from mmr.config.loader import load_config
+    from mmr.config.paths import find_project_root
+
+    loaded = load_config(find_project_root(), project_source=WorkingTree())
+    return loaded.defaults.ack_retention_days
+
+
+def _plain_number(value: float) -> float:
+    """``30`` rather than ``30.0`` in the report when the flag was a whole number."""
+    return int(value) if value.is_integer() else value

@@ -1,0 +1,48 @@
+"""``mmr jobs list | prune``: the stored review jobs (spec ch. 04 §7.7).
+
+``list`` prints one object per loadable job, newest first; ``prune`` deletes jobs older
+than ``defaults.job_retention_days`` (user config plus the project root's working-tree
+``.mmr.yaml``, no trust gating: it is local housekeeping) and prints one compact line.
+Session records that name a pruned job are left alone; a stale id there is harmless.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from mmr.cli.groups import command_group
+
+app: typer.Typer = command_group("Manage review jobs.")
+
+
+@app.command("list")
+def list_jobs() -> int:
+    """List review jobs, newest first."""
+    from mmr.cli.output import write_report
+    from mmr.config.paths import jobs_dir
+    from mmr.formatters.json import dumps
+    from mmr.store.jobs import JobStore
+
+    jobs = JobStore(jobs_dir()).list_jobs()
+    write_report(dumps([job.list_entry() for job in jobs]))
+    return 0
+
+
+@app.command("prune")
+def prune_jobs() -> int:
+    """Delete jobs older than defaults.job_retention_days (default 7)."""
+    import json
+    from datetime import UTC, datetime
+
+    from mmr.cli.output import write_report
+    from mmr.config.loaded import WorkingTree
+    from mmr.config.loader import load_config
+    from mmr.config.paths import find_project_root, jobs_dir
+    from mmr.store.jobs import JobStore
+
+    loaded = load_config(find_project_root(), project_source=WorkingTree())
+    days = loaded.defaults.job_retention_days
+    pruned = JobStore(jobs_dir()).prune(days, datetime.now(UTC))
+    write_report(json.dumps({"pruned": len(pruned), "retention_days": days},
+                            separators=(",", ":")))
+    return 0

@@ -1,0 +1,32 @@
+"""``mmr status <job-id>``: where a review job stands, as JSON, with an exit code to match.
+
+Exit codes (spec ch. 04 §5.5, §7.8): 0 every channel is terminal and none failed
+(``skipped`` and — mmr, Decisions — ``not_installed`` are not failures of a dispatched
+channel), 1 a channel is still running, 2 a channel ``failed``, timed out or failed auth,
+5 the job does not exist or cannot be read. Loading the job runs the dead-worker sweep,
+so a job whose worker was killed reports its channels ``failed`` (``reason:
+worker_died``) and ``"worker": "died"`` instead of "running" forever.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+
+def status(
+    *,
+    job_id: Annotated[str, typer.Argument(
+        metavar="JOB_ID", show_default=False, help="The job id, e.g. mmr-3f2a9c1b7d04.")],
+) -> int:
+    """Check the status of a review job."""
+    from mmr.cli.output import write_report
+    from mmr.config.paths import jobs_dir
+    from mmr.formatters.json import dumps
+    from mmr.store.job_status import status_document, status_exit_code
+    from mmr.store.jobs import JobStore
+
+    job = JobStore(jobs_dir()).load(job_id)  # JobNotFoundError: exit 5
+    write_report(dumps(status_document(job)))
+    return status_exit_code(job)
