@@ -1,4 +1,10 @@
-"""structlog wired to stderr only: stdout carries the report and nothing else."""
+"""structlog wired to stderr only: stdout carries the report and nothing else.
+
+Importing structlog (and the renderers it pulls in) costs over 100 ms, more than the
+whole fan-out budget of a review. Most runs log nothing at all (the default threshold is
+``warning``), so :func:`get_logger` returns a light proxy that imports and configures
+structlog only when a record at or above the threshold is actually emitted.
+"""
 
 from __future__ import annotations
 
@@ -6,33 +12,71 @@ import os
 import sys
 from typing import Any
 
-_state = {"configured": False}
+_DEBUG, _INFO, _WARNING, _ERROR, _CRITICAL = 10, 20, 30, 40, 50
+_METHOD_LEVELS = {
+    "debug": _DEBUG, "info": _INFO, "msg": _INFO, "warning": _WARNING, "warn": _WARNING,
+    "error": _ERROR, "exception": _ERROR, "critical": _CRITICAL, "fatal": _CRITICAL,
+}
+_state: dict[str, Any] = {"configured": False, "level": None}
+
+
+def _threshold() -> int:
+    level = _state["level"]
+    if level is None:
+        level = _DEBUG if os.environ.get("MMR_DEBUG") else _WARNING
+    return int(level)
 
 
 def configure(verbose: bool = False) -> None:
-    """Send structured logs to stderr; quiet (warnings and up) unless verbose or MMR_DEBUG."""
-    import logging
-
+    """Send structured logs to stderr; warnings and up unless verbose or ``MMR_DEBUG``."""
     import structlog
 
-    level = logging.DEBUG if verbose or os.environ.get("MMR_DEBUG") else logging.WARNING
+    if verbose:
+        _state["level"] = _DEBUG
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.dev.ConsoleRenderer(colors=False),
+            structlog.processors.format_exc_info,
+            structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"]),
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
+        wrapper_class=structlog.make_filtering_bound_logger(_threshold()),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
     _state["configured"] = True
 
 
-def get_logger(name: str) -> Any:
-    """A structlog logger bound to ``name`` (configured on first use)."""
-    import structlog
+def _noop(*_args: Any, **_kwargs: Any) -> None:
+    return None
 
-    if not _state["configured"]:
-        configure()
-    return structlog.get_logger(name)
+
+class LazyLogger:
+    """A structlog-compatible logger that drops filtered records without importing structlog."""
+
+    __slots__ = ("_bindings", "_name")
+
+    def __init__(self, name: str, bindings: dict[str, Any] | None = None) -> None:
+        self._name = name
+        self._bindings = bindings or {}
+
+    def bind(self, **values: Any) -> LazyLogger:
+        return LazyLogger(self._name, {**self._bindings, **values})
+
+    def __getattr__(self, method: str) -> Any:
+        level = _METHOD_LEVELS.get(method)
+        if level is not None and level < _threshold():
+            return _noop
+        import structlog
+
+        if not _state["configured"]:
+            configure()
+        real = structlog.get_logger(self._name)
+        if self._bindings:
+            real = real.bind(**self._bindings)
+        return getattr(real, method)
+
+
+def get_logger(name: str) -> Any:
+    """A logger bound to ``name``; structlog is loaded on the first emitted record."""
+    return LazyLogger(name)
