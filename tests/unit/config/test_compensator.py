@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.config.conftest import Loader
 
 from mmr.config.defaults import CLAUDE_RESULT_PARSER, default_compensator_channel
 from mmr.config.schema import SubprocessChannel
 from mmr.errors import ConfigError
 from mmr.parsers.specs import UnwrapJsonpathSpec
+from tests.unit.config.conftest import Loader
 
 
 @pytest.mark.parametrize(("channel", "message"), [

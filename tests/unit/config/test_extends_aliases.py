@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.config.conftest import Loader
 
 from mmr.config.merge import deep_merge, resolve_extends
 from mmr.config.schema import HttpChannel, SubprocessChannel
 from mmr.errors import ConfigError
+from tests.unit.config.conftest import Loader
 
 
 def _sub(channel: object) -> SubprocessChannel:

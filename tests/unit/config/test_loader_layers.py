@@ -6,13 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.unit.config.conftest import Loader
 
 from mmr.config.loaded import ProjectText
 from mmr.config.paths import user_config_path
 from mmr.config.schema import SubprocessChannel
 from mmr.errors import ConfigError
 from mmr.parsers.specs import UnwrapJsonpathSpec
+from tests.unit.config.conftest import Loader
 
 REGISTRY = ["claude", "gemini", "codex", "grok", "antigravity", "opencode", "doc-conformance",
             "minimax", "minimax-m3", "minimax-explore"]

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.unit.config.conftest import Loader
 
 from mmr.config.defaults import BUILTIN_CHANNEL_ORDER, CLAUDE_RESULT_PARSER, builtin_layer
 from mmr.config.schema import MmrConfig, SubprocessChannel
@@ -18,6 +17,7 @@ from mmr.parsers.specs import (
     UnwrapJsonpathSpec,
 )
 from mmr.resources import channels_dir
+from tests.unit.config.conftest import Loader
 
 REPO = Path(__file__).resolve().parents[3]
 MINIMAX_FLAGS_TAIL = ["--permission-mode", "default", "--allowedTools", "Read,Glob,Grep",

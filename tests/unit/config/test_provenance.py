@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tests.unit.config.conftest import Loader
-
 from mmr.config.provenance import Provenance, fill_missing
+from tests.unit.config.conftest import Loader
 
 
 def test_sources_per_layer(load: Loader) -> None:

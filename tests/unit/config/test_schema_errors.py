@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.config.conftest import Loader
 
 from mmr.config.issues import ConfigValidationError
 from mmr.config.schema import HttpChannel
 from mmr.errors import ConfigError
+from tests.unit.config.conftest import Loader
 
 
 def _issues(load: Loader, project: str) -> list[str]:

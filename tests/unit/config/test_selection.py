@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tests.unit.config.conftest import Loader
 
 from mmr.config.selection import (
     default_channels,
@@ -12,6 +11,7 @@ from mmr.config.selection import (
     split_channel_args,
 )
 from mmr.errors import ChannelSelectionError
+from tests.unit.config.conftest import Loader
 
 PROJECT = """\
     channels_disabled: [agy, nobody]

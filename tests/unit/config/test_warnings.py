@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.unit.config.conftest import Loader
 
 from mmr.config.loaded import WorkingTree, print_warning
 from mmr.config.loader import load_config
+from tests.unit.config.conftest import Loader
 
 pytest.importorskip("mmr.review.redact")
 
