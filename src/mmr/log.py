@@ -41,10 +41,20 @@ def configure(verbose: bool = False) -> None:
             structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"]),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_threshold()),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
     _state["configured"] = True
+
+
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is *now* (tests and redirections swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def _noop(*_args: Any, **_kwargs: Any) -> None:
