@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmr.config.channel_schema import SubprocessChannel
+from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.isolation import Posture, open_posture
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
@@ -68,8 +68,8 @@ def settle(outcome: ProcessOutcome, started_at: str) -> AttemptResult:
 async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> AttemptResult:
     """Run ``plan`` once and save its output; the status is left ``running`` for the caller."""
     channel = plan.channel
-    if not isinstance(channel, SubprocessChannel):
-        raise TypeError(f"run_attempt needs a subprocess channel, got {type(channel).__name__}")
+    if isinstance(channel, HttpChannel):
+        return await _run_http_attempt(plan, ctx, attempt)
     prompt_file: Path | None = None
     if channel.prompt_delivery == "prompt-file":
         written = await in_thread(ctx.store.write_channel_prompt, ctx.job_id, plan.name,
@@ -81,11 +81,7 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
             argv = _argv(plan, ctx, channel, prompt_file, posture)
         except MmrError as exc:
             return AttemptResult("failed", None, log=str(exc))
-        started_at = iso_timestamp()
-        await update_status(ctx, plan.name, status="running", started_at=started_at,
-                            completed_at=None, reason=None, telemetry=None,
-                            output_parser=plan.output_parser)
-        emit(ctx, ChannelEvent(plan.name, "running", attempt=attempt))
+        started_at = await _mark_running(plan, ctx, attempt)
         request = ProcessRequest(
             tuple(argv), cwd=posture.cwd, env=posture.env,
             stdin=None if prompt_file is not None else plan.prompt.encode("utf-8"),
@@ -101,3 +97,25 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
     if result.raw is not None:
         await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name, result.raw)
     return result
+
+
+async def _mark_running(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> str:
+    started_at = iso_timestamp()
+    await update_status(ctx, plan.name, status="running", started_at=started_at,
+                        completed_at=None, reason=None, telemetry=None,
+                        output_parser=plan.output_parser)
+    emit(ctx, ChannelEvent(plan.name, "running", attempt=attempt))
+    return started_at
+
+
+async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext,
+                            attempt: int) -> AttemptResult:
+    """One request of an HTTP channel (ch. 02 §7); settles like a subprocess attempt."""
+    from mmr.dispatch.http import run_http_channel
+
+    started_at = await _mark_running(plan, ctx, attempt)
+    result = await run_http_channel(plan)
+    if result.status == "completed" and result.content is not None:
+        await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name, result.content)
+        return AttemptResult("completed", started_at, raw=result.content)
+    return AttemptResult(result.status, started_at, log=result.log or result.error)

@@ -107,13 +107,6 @@ async def _check_subprocess(name: str, channel: SubprocessChannel,
     return result
 
 
-def _check_http(channel: HttpChannel) -> AuthResult:
-    """Key presence only; the real probe over the wire comes with HTTP dispatch."""
-    recovery = None if channel.auth.recovery is None else redact_text(channel.auth.recovery)
-    if channel.api_key_env and not os.environ.get(channel.api_key_env):
-        return AuthResult("failed", recovery=recovery,
-                          detail=f"API key env var {channel.api_key_env} not set")
-    return AuthResult("ok")
 
 
 async def check_channel_async(name: str, channel: Channel | None, *,
@@ -125,7 +118,9 @@ async def check_channel_async(name: str, channel: Channel | None, *,
         return AuthResult("skipped",
                           recovery=f'Channel "{name}" is abstract and cannot run directly')
     if isinstance(channel, HttpChannel):
-        return _check_http(channel)
+        from mmr.dispatch.http import probe_http_channel
+
+        return await probe_http_channel(name, channel, timeout_s=timeout_s)
     return await _check_subprocess(name, channel, timeout_s)
 
 

@@ -26,7 +26,6 @@ from typing import Any
 
 import anyio
 
-from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch import clean_tree
 from mmr.dispatch.attempt import run_attempt
 from mmr.dispatch.interrupts import interrupt_log, received_signal
@@ -41,7 +40,6 @@ from mmr.parsers import matches_incomplete_guard
 from mmr.store.layout import check_channel_name
 from mmr.store.records import iso_timestamp
 
-HTTP_NOT_SUPPORTED = "http_not_supported_yet"
 INTERRUPTED = "interrupted"
 
 
@@ -95,10 +93,6 @@ async def _finish(plan: ChannelPlan, ctx: DispatchContext, final: _Final, *, sta
 async def _run_channel(plan: ChannelPlan, ctx: DispatchContext) -> ChannelOutcome:
     started = time.monotonic()
     channel = plan.channel
-    if isinstance(channel, HttpChannel):
-        return await _finish(plan, ctx, _Final("skipped", HTTP_NOT_SUPPORTED,
-                                               "HTTP channels are not dispatched yet"),
-                             started=started)
     before = await in_thread(clean_tree.tree_state, ctx.repo_root) \
         if channel.assert_clean_tree else None
     history: list[str] = []

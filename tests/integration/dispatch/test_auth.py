@@ -171,9 +171,10 @@ def test_http_channel_needs_its_key_variable(monkeypatch: pytest.MonkeyPatch) ->
     present = check_channel("api", chan)
 
     assert unset.status == "failed" and unset.recovery == "export MY_API_KEY"
+    # With the key set, the probe goes over the wire (ch. 02 §4.3): nothing listens on
+    # port 9, so the channel is not ok, and the key appears nowhere in the result.
+    assert present.status != "ok"
     assert "sk-secret-value" not in repr(present)
-    assert present == AuthResult("ok")
-    assert check_channel("api", _http()) == AuthResult("ok")
 
 
 def test_check_channels_keeps_resolution_order(fake_cli: FakeCliFactory) -> None:

@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
-from mmr.dispatch.plan import ChannelPlan
 from mmr.store.layout import UnsafeChannelNameError
 from mmr.store.records import parse_timestamp
 from tests.fakes.plugin import FakeCliFactory, group_members, wait_until_gone
@@ -249,19 +247,6 @@ def test_unknown_placeholder_fails_only_that_channel(fake_cli: FakeCliFactory,
     assert outcomes["bad"].status == "failed"
     assert "unknown placeholder {{nope}}" in (job.log("bad") or "")
     assert outcomes["good"].status == "completed"
-
-
-def test_http_plans_are_skipped_for_now(tmp_path: Path) -> None:
-    job = new_job(tmp_path, ["api"])
-    http = HttpChannel.model_validate({
-        "kind": "http", "endpoint": "http://127.0.0.1:9/v1/chat/completions", "model": "m",
-        "endpoint_convention": "openai-chat",
-    })
-
-    outcome = job.dispatch([ChannelPlan("api", http, "p", 5, "default")])["api"]
-
-    assert outcome.status == "skipped" and outcome.reason == "http_not_supported_yet"
-    assert job.status("api")["reason"] == "http_not_supported_yet"
 
 
 def test_unsafe_name_raises_before_anything_runs(fake_cli: FakeCliFactory,

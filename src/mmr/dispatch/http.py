@@ -1,0 +1,160 @@
+"""HTTP channels (``kind: http``): one OpenAI-style chat request per attempt (ch. 02 §7).
+
+:func:`run_http_channel` POSTs the plan's prompt to the channel's ``endpoint`` and settles
+it the way §7.3 says:
+
+================================  ============  ==========================================
+what happened                     status        ``error`` (also the first line of ``log``)
+================================  ============  ==========================================
+HTTP 200                          completed     — (``content``: the reply, see below)
+HTTP 401                          auth_failed   ``HTTP 401``
+any other status (3xx included)   failed        ``HTTP <code>``
+the deadline hit                  timeout       ``request timed out after <t>s``
+connection, TLS or URL failure    failed        ``request failed``
+a header refused before sending   failed        ``request failed``
+``api_key_env`` unset or empty    auth_failed   ``API key env var <NAME> not set``
+================================  ============  ==========================================
+
+``content`` is ``choices[0].message.content`` when the 200 body is an OpenAI envelope with a
+string there, else the whole body as text (the parser then reports what is wrong with it).
+The key never appears in any field (:mod:`mmr.dispatch.http_security`). Nothing here
+touches the job store: the runner records the result. The auth probe (§4.3) lives in
+:mod:`mmr.dispatch.http_probe` and is re-exported here, so one import serves the runner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mmr.config.channel_schema import HttpChannel
+from mmr.dispatch.http_probe import probe_http_channel, probe_http_channel_sync
+from mmr.dispatch.http_security import (
+    ApiKeyMissingError,
+    PreparedHeaders,
+    UnsafeHeaderError,
+    display_url,
+    prepare_headers,
+)
+from mmr.dispatch.http_transport import Exchange, exchange, new_http_client
+from mmr.dispatch.plan import ChannelPlan
+from mmr.log import get_logger
+from mmr.models import ChannelStatus
+from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec
+from mmr.parsers.validate import js_number_text
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "HttpResult", "extract_content", "new_http_client", "probe_http_channel",
+    "probe_http_channel_sync", "request_body", "run_http_channel", "timed_out_text",
+    "wants_json_reply",
+]
+
+#: String parsers that consume a JSON reply, so the request asks for one (§7.2 step 3);
+#: ``default-last`` too, where the reference forgot it (ch. 03 Q19).
+JSON_REPLY_PARSERS = frozenset({"default", "default-last", "gemini", "doc-conformance"})
+REQUEST_FAILED = "request failed"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpResult:
+    """How one HTTP attempt settled; every text field is free of the key."""
+
+    status: ChannelStatus
+    content: str | None  #: the reply text, exactly when ``status == "completed"``
+    error: str | None  #: the §7.3 synthetic text (None when completed)
+    http_status: int | None
+    elapsed_s: float
+    log: str  #: for ``<ch>.log``: ``error`` plus a hint line for transport failures; "" if none
+
+
+def wants_json_reply(spec: ParserSpec) -> bool:
+    """Whether the request adds ``response_format: {"type": "json_object"}`` (§7.2, Q19)."""
+    if isinstance(spec, str):
+        return spec in JSON_REPLY_PARSERS
+    return isinstance(spec, UnwrapJsonpathSpec)
+
+
+def request_body(model: str, prompt: str, spec: ParserSpec) -> bytes:
+    """The chat-completions body: the model and one user message holding the prompt."""
+    body: dict[str, object] = {"model": model,
+                               "messages": [{"role": "user", "content": prompt}]}
+    if wants_json_reply(spec):
+        body["response_format"] = {"type": "json_object"}
+    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+
+def extract_content(body: bytes) -> str:
+    """``choices[0].message.content`` when it is a string, else the body text (§7.3)."""
+    text = body.decode("utf-8", errors="replace")
+    try:
+        content = json.loads(text)["choices"][0]["message"]["content"]
+    except (ValueError, LookupError, TypeError):
+        return text
+    return content if isinstance(content, str) else text
+
+
+def timed_out_text(timeout_s: float) -> str:
+    """``request timed out after 2s`` — the number as JavaScript prints it (§7.3)."""
+    return f"request timed out after {js_number_text(timeout_s)}s"
+
+
+def _failed(status: ChannelStatus, error: str, elapsed_s: float, *,
+            http_status: int | None = None, hint: str | None = None) -> HttpResult:
+    log = error if hint is None else f"{error}\n{hint}"
+    return HttpResult(status, None, error, http_status, elapsed_s, log)
+
+
+async def run_http_channel(plan: ChannelPlan, *, env: Mapping[str, str] | None = None,
+                           client: httpx.AsyncClient | None = None) -> HttpResult:
+    """Send ``plan.prompt`` to the channel's endpoint within ``plan.timeout_s`` and settle it.
+
+    ``env`` is where ``api_key_env`` is looked up (default ``os.environ``). ``client`` lets
+    a review share one connection pool (make it with
+    :func:`mmr.dispatch.http_transport.new_http_client`). Never raises for a network,
+    server or header problem; those are results.
+    """
+    channel = plan.channel
+    if not isinstance(channel, HttpChannel):
+        raise TypeError(f"run_http_channel needs an http channel, got {type(channel).__name__}")
+    started = time.monotonic()
+    try:
+        prepared = prepare_headers(channel, os.environ if env is None else env,
+                                   base={"content-type": "application/json"})
+    except ApiKeyMissingError as exc:
+        return _failed("auth_failed", str(exc), time.monotonic() - started)
+    except UnsafeHeaderError as exc:
+        return _failed("failed", REQUEST_FAILED, time.monotonic() - started, hint=str(exc))
+    result = await exchange(
+        "POST", channel.endpoint, headers=prepared.headers,
+        content=request_body(channel.model, plan.prompt, plan.output_parser),
+        timeout_s=plan.timeout_s, read_body=lambda status: status == 200, client=client,
+    )
+    elapsed = time.monotonic() - started
+    get_logger(__name__).debug("http.channel", channel=plan.name, outcome=result.outcome,
+                               url=display_url(channel.endpoint), http_status=result.status,
+                               elapsed_s=round(elapsed, 3))
+    return _settle(result, prepared, plan.timeout_s, elapsed)
+
+
+def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float,
+            elapsed: float) -> HttpResult:
+    """The §7.3 table."""
+    status = result.status
+    if result.outcome == "timeout":
+        return _failed("timeout", timed_out_text(timeout_s), elapsed)
+    if result.outcome == "error" or status is None:
+        hint = prepared.hint(result.error) if result.error else None
+        return _failed("failed", REQUEST_FAILED, elapsed, hint=hint)
+    if status == 200:
+        # A reply that quotes the key would otherwise reach findings, reports and CI logs.
+        content = prepared.scrub(extract_content(result.body or b""))
+        return HttpResult("completed", content, None, status, elapsed, "")
+    return _failed("auth_failed" if status == 401 else "failed", f"HTTP {status}", elapsed,
+                   http_status=status)

@@ -1,0 +1,99 @@
+"""The auth probe of an HTTP channel: one request over the wire (spec ch. 02 §4.3).
+
+``check_method`` (default ``GET``) goes to the channel's probe URL — ``auth.check_endpoint``,
+else the endpoint with ``/chat/completions`` turned into ``/models`` — with the channel's
+``headers`` and api-key header, no body and no content-type, and no retry:
+
+===========================================  =========  ========
+what happened                                result     recovery
+===========================================  =========  ========
+a status listed in ``auth.check_status_ok``  ok
+any other status (an auth problem, likely)   failed     yes
+``api_key_env`` unset or empty (no request)  failed     yes
+the deadline (``auth.timeout``) hit          timeout    no
+refused, DNS, TLS, bad URL or header         failed     no
+===========================================  =========  ========
+
+Network failures carry no recovery on purpose: "log in again" would mislead. The recovery
+is redacted (§4.4); ``detail`` says what happened and never holds the key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import anyio
+
+from mmr.config.channel_schema import HttpChannel
+from mmr.dispatch.http_security import (
+    ApiKeyMissingError,
+    PreparedHeaders,
+    UnsafeHeaderError,
+    display_url,
+    is_token,
+    prepare_headers,
+)
+from mmr.dispatch.http_transport import Exchange, exchange
+from mmr.dispatch.plan import AuthResult
+from mmr.log import get_logger
+from mmr.parsers.validate import js_number_text
+from mmr.review.redact import redact_text
+
+if TYPE_CHECKING:
+    import httpx
+
+
+async def probe_http_channel(name: str, channel: HttpChannel, *,
+                             timeout_s: float | None = None,
+                             env: Mapping[str, str] | None = None,
+                             client: httpx.AsyncClient | None = None) -> AuthResult:
+    """Probe ``channel``'s credentials over the wire; never raises for the network's failures.
+
+    ``timeout_s`` replaces ``auth.timeout``; ``env`` is where the key is looked up
+    (default ``os.environ``).
+    """
+    recovery = None if channel.auth.recovery is None else redact_text(channel.auth.recovery)
+    deadline = channel.auth.timeout if timeout_s is None else timeout_s
+    method = channel.auth.check_method
+    if not is_token(method):
+        return AuthResult("failed", detail="auth.check_method is not a valid HTTP method")
+    try:
+        prepared = prepare_headers(channel, os.environ if env is None else env)
+    except ApiKeyMissingError as exc:
+        return AuthResult("failed", recovery=recovery, detail=str(exc))
+    except UnsafeHeaderError as exc:
+        return AuthResult("failed", detail=str(exc))
+    url = channel.probe_url
+    result = await exchange(method, url, headers=prepared.headers, content=None,
+                            timeout_s=deadline, read_body=lambda _status: False,
+                            client=client)
+    get_logger(__name__).debug("http.probe", channel=name, method=method,
+                               url=display_url(url), outcome=result.outcome,
+                               http_status=result.status)
+    return _judge(result, channel, recovery, deadline, prepared)
+
+
+def _judge(result: Exchange, channel: HttpChannel, recovery: str | None, deadline: float,
+           prepared: PreparedHeaders) -> AuthResult:
+    """The probe's answer for a settled exchange (the table above)."""
+    if result.outcome == "timeout":
+        return AuthResult("timeout", detail=f"probe timed out after {js_number_text(deadline)}s")
+    if result.outcome == "error" or result.status is None:
+        hint = prepared.hint(result.error) if result.error else None
+        return AuthResult("failed", detail="request failed" + (f": {hint}" if hint else ""))
+    if result.status in channel.auth.check_status_ok:
+        return AuthResult("ok")
+    return AuthResult("failed", recovery=recovery, detail=f"HTTP {result.status}")
+
+
+def probe_http_channel_sync(name: str, channel: HttpChannel, *,
+                            timeout_s: float | None = None,
+                            env: Mapping[str, str] | None = None) -> AuthResult:
+    """:func:`probe_http_channel` with its own event loop (for code outside one)."""
+
+    async def probe() -> AuthResult:
+        return await probe_http_channel(name, channel, timeout_s=timeout_s, env=env)
+
+    return anyio.run(probe)

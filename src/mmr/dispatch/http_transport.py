@@ -1,0 +1,86 @@
+"""One HTTP exchange under a hard deadline, never raising for the network's failures.
+
+The single place HTTP channels touch httpx (imported lazily: it costs ~75 ms, which a
+review with only subprocess channels should not pay). The rules of ch. 02 §7 "Python HTTP
+implementation notes":
+
+- redirects are never followed (a 3xx is the final answer), so a key is never forwarded
+  to another host; TLS certificates are verified; ``HTTP(S)_PROXY``/``NO_PROXY`` and
+  ``SSL_CERT_FILE``/``SSL_CERT_DIR`` are honoured (``trust_env``);
+- one deadline covers connecting, sending, the headers **and** the body
+  (``anyio.move_on_after``), with ``httpx.Timeout`` as a backstop;
+- a body is read only when the caller asks for it (a 200 reply); any other response is
+  closed unread, because a hostile endpoint can echo the request's credentials back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import anyio
+
+if TYPE_CHECKING:
+    import httpx
+
+ExchangeOutcome = Literal["response", "timeout", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """How one request ended. ``error`` names the transport failure (unscrubbed)."""
+
+    outcome: ExchangeOutcome
+    elapsed_s: float
+    status: int | None = None
+    body: bytes | None = None
+    error: str | None = None
+
+
+def new_http_client(timeout_s: float | None = None) -> httpx.AsyncClient:
+    """A client with mmr's fixed policy: no redirects, TLS verified, proxies from the env."""
+    import httpx
+
+    return httpx.AsyncClient(follow_redirects=False, verify=True, trust_env=True,
+                             timeout=httpx.Timeout(timeout_s))
+
+
+async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes], ...],
+                   content: bytes | None, timeout_s: float,
+                   read_body: Callable[[int], bool],
+                   client: httpx.AsyncClient | None = None) -> Exchange:
+    """Send one request and settle it; a body is read only when ``read_body(status)``.
+
+    A passed-in ``client`` is used as is (make it with :func:`new_http_client`), but
+    redirects are refused per request either way.
+    """
+    import httpx
+
+    started = time.monotonic()
+    owned = client is None
+    active = client if client is not None else new_http_client(timeout_s)
+    try:
+        with anyio.move_on_after(timeout_s):
+            async with active.stream(method, url, headers=list(headers), content=content,
+                                     timeout=httpx.Timeout(timeout_s),
+                                     follow_redirects=False) as response:
+                status = response.status_code
+                body = await response.aread() if read_body(status) else None
+            return Exchange("response", time.monotonic() - started, status, body)
+        return Exchange("timeout", time.monotonic() - started)
+    except httpx.TimeoutException:
+        return Exchange("timeout", time.monotonic() - started)
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, ValueError) as exc:
+        return Exchange("error", time.monotonic() - started, error=_describe(exc))
+    finally:
+        if owned:
+            with anyio.CancelScope(shield=True):
+                await active.aclose()
+
+
+def _describe(exc: BaseException) -> str:
+    """``<ExceptionClass>: <message>``, the message cut short (it is only a hint)."""
+    message = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
