@@ -1,0 +1,83 @@
+"""Plumbing shared by the ``mmr config`` sub-commands: positionals, refusals, output.
+
+The reference parses ``mmr config <action> [name] [target]`` itself, so each sub-command
+takes its positionals as one hidden list and checks it here, answering with the
+reference's own sentences (``Unexpected argument for config …``, ``Usage: …``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from typer.core import TyperCommand
+
+
+class ConfigCommand(TyperCommand):
+    """Usage reads like the reference's: ``mmr config set [options] <dotted.path> <value>``."""
+
+    def format_usage(self, ctx: Any, formatter: Any) -> None:
+        shapes = [str(param.metavar) for param in self.params
+                  if getattr(param, "param_type_name", "") == "argument" and param.metavar]
+        formatter.write_usage(ctx.command_path, " ".join(["[options]", *shapes]))
+
+
+def positionals_argument(metavar: str) -> object:
+    """The sub-command's positionals as one list (checked by hand); ``metavar`` for usage."""
+    return typer.Argument(metavar=metavar, show_default=False, hidden=True)
+
+
+def positionals(action: str, args: list[str] | None, allowed: int) -> list[str | None]:
+    """``args`` padded with None to ``allowed``; one too many is refused."""
+    given = list(args or [])
+    if len(given) > allowed:
+        unexpected(action, given[allowed])
+    return [*given, *([None] * (allowed - len(given)))]
+
+
+def unexpected(action: str, arg: str) -> NoReturn:
+    refuse(f"Unexpected argument for config {action}: {arg}")
+
+
+def refuse(message: str) -> NoReturn:
+    from mmr.config.command_errors import ConfigCommandError
+
+    raise ConfigCommandError(message)
+
+
+def guarded(run: Callable[[], int]) -> int:
+    """Print a refusal as worded (no ``mmr: error:`` prefix, no help) and return 1."""
+    from mmr.config.command_errors import ConfigCommandError
+    from mmr.config.scope import ScopeConflict
+
+    try:
+        return run()
+    except (ConfigCommandError, ScopeConflict) as exc:
+        err(str(exc))
+        return 1
+
+
+def project_root() -> Path:
+    from mmr.config.paths import find_project_root
+
+    return find_project_root(Path.cwd())
+
+
+def as_json(value: object) -> str:
+    import json
+
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def say(text: str) -> None:
+    from mmr.cli.output import write_report
+
+    write_report(text)
+
+
+def err(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()

@@ -1,0 +1,231 @@
+"""``mmr config``: init, test, channels, path, show, enable, disable, set, unset (ch. 01 §8).
+
+Each sub-command takes its positionals as one list, so a surplus one gets the reference's
+``Unexpected argument for config <action>: <arg>`` and a missing one its ``Usage: …``
+line; both exit 1 before any file is touched. Refusals are printed exactly as worded
+(scripts grep them); config load errors go to the common error boundary. The work
+happens in ``mmr.config`` (views, toggle, set_unset, init_config, probe_report).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import typer
+
+from mmr.cli.config_args import (
+    ConfigCommand,
+    as_json,
+    err,
+    guarded,
+    positionals,
+    positionals_argument,
+    project_root,
+    refuse,
+    say,
+    unexpected,
+)
+from mmr.cli.groups import command_group
+
+app = command_group("Show, check and edit the mmr configuration.")
+
+GlobalFlag = Annotated[bool, typer.Option(
+    "--global", help="Write the user file (<mmr home>/config.yaml).")]
+ProjectFlag = Annotated[bool, typer.Option(
+    "--project", help="Write the project .mmr.yaml (at the git top-level).")]
+RedactFlag = Annotated[bool, typer.Option(
+    "--redact/--no-redact", help="Hide secrets in commands, env and headers (default).")]
+
+
+@app.command("init", cls=ConfigCommand)
+def init(
+    *,
+    with_examples: Annotated[bool, typer.Option(
+        "--with-examples", help="Add every local-runtime example, detected or not.")] = False,
+    args: Annotated[list[str] | None, positionals_argument("")] = None,
+) -> int:
+    """Create .mmr.yaml with the channels installed here enabled."""
+
+    def run() -> int:
+        from mmr.config.init_config import init_project_config
+
+        positionals("init", args, 0)
+        init_project_config(project_root(), with_examples=with_examples, say=say)
+        return 0
+
+    return guarded(run)
+
+
+@app.command("test", cls=ConfigCommand)
+def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None) -> int:
+    """Check that every enabled channel is installed and logged in (JSON; exit 1 if not)."""
+
+    def run() -> int:
+        from mmr.config.probe_report import config_test_report
+        from mmr.config.scope import load
+
+        positionals("test", args, 0)
+        report, ok = config_test_report(load(project_root()))
+        say(as_json(report))
+        return 0 if ok else 1
+
+    return guarded(run)
+
+
+@app.command("channels", cls=ConfigCommand)
+def channels(
+    *,
+    fmt: Annotated[Literal["json", "text"], typer.Option(
+        "--format", help="json (default) or a text table.")] = "json",
+    redact: RedactFlag = True,
+    args: Annotated[list[str] | None,
+                    positionals_argument("[show <channel> | show:<channel>]")] = None,
+) -> int:
+    """List the channels (enabled, effective, source), or show one."""
+
+    def run() -> int:
+        from mmr.config.scope import load
+        from mmr.config.views import LIST_NO_REDACT_WARNING, channel_rows, channels_table
+
+        action, target = positionals("channels", args, 2)
+        if action is None:
+            if not redact:
+                err(LIST_NO_REDACT_WARNING)
+            rows = channel_rows(load(project_root()), redact=redact)
+            say(as_json(rows) if fmt == "json" else channels_table(rows))
+            return 0
+        usage = "Usage: mmr config channels show <channel> (or show:<channel>)"
+        if action.startswith("show:"):
+            if target is not None:
+                unexpected("channels", target)
+            return _show(action[len("show:"):].strip(), redact)
+        if action != "show" or target is None:
+            refuse(usage)
+        return _show(target, redact)
+
+    return guarded(run)
+
+
+@app.command("show", cls=ConfigCommand)
+def show(*, redact: RedactFlag = True,
+         args: Annotated[list[str] | None, positionals_argument("<channel>")] = None) -> int:
+    """Show one channel's fields, each with the layer it came from."""
+
+    def run() -> int:
+        (name,) = positionals("show", args, 1)
+        if name is None:
+            refuse("Usage: mmr config show <channel>")
+        return _show(name, redact)
+
+    return guarded(run)
+
+
+@app.command("path", cls=ConfigCommand)
+def path(*, args: Annotated[list[str] | None, positionals_argument("")] = None) -> int:
+    """Print where config is read from and written to."""
+
+    def run() -> int:
+        from mmr.config.paths import project_config_path, user_config_path
+        from mmr.config.views import paths_report
+
+        positionals("path", args, 0)
+        say(paths_report(user_config_path(), project_config_path(project_root())))
+        return 0
+
+    return guarded(run)
+
+
+@app.command("enable", cls=ConfigCommand)
+def enable(*, global_: GlobalFlag = False, project: ProjectFlag = False,
+           args: Annotated[list[str] | None, positionals_argument("<channel>")] = None) -> int:
+    """Enable a channel (in .mmr.yaml unless --global)."""
+    return guarded(lambda: _toggle("enable", args, global_, project))
+
+
+@app.command("disable", cls=ConfigCommand)
+def disable(*, global_: GlobalFlag = False, project: ProjectFlag = False,
+            args: Annotated[list[str] | None, positionals_argument("<channel>")] = None) -> int:
+    """Disable a channel (a CLI missing on this machine is recorded in the user file)."""
+    return guarded(lambda: _toggle("disable", args, global_, project))
+
+
+@app.command("set", cls=ConfigCommand)
+def set_(*, global_: GlobalFlag = False, project: ProjectFlag = False,
+         args: Annotated[list[str] | None,
+                         positionals_argument("<dotted.path> <value>")] = None) -> int:
+    """Set one key, such as defaults.fix_threshold P1; an invalid result is rolled back."""
+
+    def run() -> int:
+        from mmr.config.scope import requested_scope
+        from mmr.config.set_unset import set_config_value
+
+        key, value = positionals("set", args, 2)
+        if key is None or value is None:
+            refuse("Usage: mmr config set <dotted.path> <value>")
+        scope = requested_scope(global_, project)
+        outcome = set_config_value(key, value, scope=scope,
+                                   project_root=project_root())
+        flag = "--global" if outcome.file.scope == "user" else "--project"
+        say(f"✓ set {key}\n  wrote {outcome.file.path}\n"
+             f"  revert mmr config unset {key} {flag}")
+        return 0
+
+    return guarded(run)
+
+
+@app.command("unset", cls=ConfigCommand)
+def unset(*, global_: GlobalFlag = False, project: ProjectFlag = False,
+          args: Annotated[list[str] | None, positionals_argument("<dotted.path>")] = None) -> int:
+    """Remove one key from a config file; the value from a lower layer applies again."""
+
+    def run() -> int:
+        from mmr.config.scope import requested_scope
+        from mmr.config.set_unset import parse_path, unset_config_value
+        from mmr.config.views import compact_json, redacted_inherited
+
+        (key,) = positionals("unset", args, 1)
+        if key is None:
+            refuse("Usage: mmr config unset <dotted.path>")
+        scope = requested_scope(global_, project)
+        outcome = unset_config_value(key, scope=scope, project_root=project_root())
+        if not outcome.removed:
+            say(f"  {key} is not set in {outcome.file.path} — nothing to unset.")
+            return 0
+        lines = [f"✓ unset {key}  ({outcome.file.path})"]
+        found, value = outcome.inherited
+        if found:
+            shown = redacted_inherited(parse_path(key), value)
+            lines.append(f"  now inherits: {compact_json(shown)}")
+        say("\n".join(lines))
+        return 0
+
+    return guarded(run)
+
+
+def _toggle(verb: Literal["enable", "disable"], args: list[str] | None,
+            global_: bool, project: bool) -> int:
+    from mmr.config.scope import requested_scope
+    from mmr.config.toggle import toggle_channel, toggle_report
+
+    (name,) = positionals(verb, args, 1)
+    if name is None:
+        refuse(f"Usage: mmr config {verb} <channel>")
+    scope = requested_scope(global_, project)
+    outcome = toggle_channel(name, enable=verb == "enable", scope=scope,
+                             project_root=project_root())
+    say(toggle_report(outcome))
+    return 0
+
+
+def _show(name: str, redact: bool) -> int:
+    from mmr.config.scope import load
+    from mmr.config.views import SHOW_NO_REDACT_WARNING, show_channel, unknown_channel_message
+
+    loaded = load(project_root())
+    text = show_channel(loaded, name, redact=redact)
+    if text is None:
+        refuse(unknown_channel_message(loaded, name))
+    if not redact:
+        err(SHOW_NO_REDACT_WARNING)
+    say(text)
+    return 0

@@ -1,0 +1,128 @@
+"""Fixtures for ``mmr config`` tests: a real git project as the cwd, the real CLI entry.
+
+``mmr(...)`` runs ``mmr.cli.main.main`` in-process and returns its exit code with the
+captured stdout and stderr. Local-runtime probes are pointed at a closed loopback port
+unless a test starts its own fake runtime server, so the machine's own services never
+change a result.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import textwrap
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from mmr.cli.main import main
+from mmr.config import runtime_probe
+from mmr.config.paths import user_config_path
+from mmr.config.runtime_probe import LocalRuntime
+from tests.fakes.plugin import fake_cli  # noqa: F401  (re-exported fixture)
+
+
+@dataclass(frozen=True)
+class Run:
+    rc: int
+    out: str
+    err: str
+
+
+MmrRunner = Callable[..., Run]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh git work tree, made the current directory."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def mmr(project: Path, capsys: pytest.CaptureFixture[str]) -> MmrRunner:
+    def run(*args: str) -> Run:
+        capsys.readouterr()
+        rc = main(list(args))
+        captured = capsys.readouterr()
+        return Run(rc, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def project_file(project: Path) -> Path:
+    return project / ".mmr.yaml"
+
+
+@pytest.fixture
+def user_file() -> Path:
+    return user_config_path()
+
+
+def write(path: Path, text: str, mode: int | None = None) -> Path:
+    """Write dedented YAML ``text`` (parents created) and optionally set its mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    if mode is not None:
+        path.chmod(mode)
+    return path
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(autouse=True)
+def quiet_runtimes(monkeypatch: pytest.MonkeyPatch) -> tuple[LocalRuntime, ...]:
+    """The default runtimes, with their HTTP probes aimed at a port nobody listens on."""
+    port = closed_port()
+    runtimes = tuple(
+        LocalRuntime(rt.id, rt.command, rt.args, port if rt.port else None, rt.path)
+        for rt in runtime_probe.DEFAULT_RUNTIMES
+    )
+    monkeypatch.setattr(runtime_probe, "DEFAULT_RUNTIMES", runtimes)
+    return runtimes
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Answers GET with the status the server's ``answers`` map gives the path (else 404)."""
+
+    def do_GET(self) -> None:
+        status = self.server.answers.get(self.path, 404)  # type: ignore[attr-defined]
+        body = b'{"models": []}'
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_runtime_server() -> Iterator[Callable[[dict[str, int]], int]]:
+    """Start a loopback HTTP server answering ``{path: status}``; returns its port."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(answers: dict[str, int]) -> int:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server.answers = answers  # type: ignore[attr-defined]
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return int(server.server_address[1])
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
