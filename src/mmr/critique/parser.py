@@ -1,0 +1,59 @@
+"""One channel's critique reply → its items and summary (spec ch. 05 §5.11).
+
+The model's JSON is dug out of the CLI's envelope (``extract_model_json``, ch. 03 §7.1).
+Lenient by design: an entry without an observation is dropped, a missing theme reads
+``general``, an unknown kind becomes ``consideration``. A reply with nothing usable gets
+the failure summary, and the channel still counts as completed: critique never fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mmr.critique.models import KIND_ORDER, CritiqueItem, ItemKind, ParsedCritique
+from mmr.parsers import extract_model_json
+
+PARSE_FAILURE = "Failed to parse critique output: no items found"
+DEFAULT_THEME = "general"
+DEFAULT_KIND: ItemKind = "consideration"
+
+
+def _text(value: object) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _kind(value: object) -> ItemKind:
+    text = _text(value).lower()
+    for kind in KIND_ORDER:
+        if text == kind:
+            return kind
+    return DEFAULT_KIND
+
+
+def parse_item(entry: object) -> CritiqueItem | None:
+    """One ``items`` entry, or None when it has no non-empty string ``observation``."""
+    if not isinstance(entry, dict):
+        return None
+    observation = _text(entry.get("observation"))
+    if not observation:
+        return None
+    return CritiqueItem(
+        kind=_kind(entry.get("kind")),
+        theme=_text(entry.get("theme")) or DEFAULT_THEME,
+        observation=observation,
+        recommendation=_text(entry.get("recommendation")) or None,
+    )
+
+
+def parse_critique_reply(raw: str | None) -> ParsedCritique:
+    """Parse a raw reply; a missing reply (no output file) reads as an empty one."""
+    value: Any = extract_model_json(raw) if raw else None
+    if not isinstance(value, dict):
+        return ParsedCritique(summary=PARSE_FAILURE)
+    entries = value.get("items")
+    found = (parse_item(entry) for entry in (entries if isinstance(entries, list) else []))
+    items = tuple(item for item in found if item is not None)
+    summary = _text(value.get("summary")) or None
+    if not items and summary is None:
+        summary = PARSE_FAILURE
+    return ParsedCritique(items=items, summary=summary)

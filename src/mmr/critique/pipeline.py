@@ -1,0 +1,187 @@
+"""``mmr critique`` as one readable function, in the order of spec ch. 05 §5.2.
+
+Only a bad command line, an input that cannot be read, a bad config or an explicitly
+named channel that cannot run end the run with exit 1; from the pre-flight on, the
+critique always completes with exit 0 — advisory, never a gate — even when every channel
+fails. Nothing here knows of typer: the CLI builds a :class:`CritiqueRequest` and prints
+the :class:`CritiqueOutcome`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from mmr.config.loaded import Channel, LoadedConfig, ProjectText
+from mmr.config.loader import load_config
+from mmr.config.selection import select_channels
+from mmr.critique.context import RepoContext, build_repo_context
+from mmr.critique.execute import (
+    CritiqueSetup,
+    Progress,
+    create_critique_job,
+    gate_entry,
+    run_critique_job,
+)
+from mmr.critique.input import Artifact, read_artifact
+from mmr.critique.lenses import assign_lenses, parse_lenses
+from mmr.critique.models import CritiqueReport
+from mmr.critique.plans import plan_critique
+from mmr.critique.prompt import PromptParts, dry_run_document
+from mmr.critique.redaction import redact_credentials, redaction_warning
+from mmr.critique.report import RoundInfo, empty_report, render_json
+from mmr.critique.request import CritiqueRequest, check_request
+from mmr.critique.session import CritiqueSessionStore, SessionRound, critique_sessions_dir
+from mmr.critique.text import render_text
+from mmr.dispatch.plan import AuthResult, ChannelPlan
+from mmr.review.inputs import DiffRequest
+from mmr.review.trust import CONFIG_WARNING, TrustContext, TrustFlags, resolve_trust
+from mmr.store.jobs import JobStore
+
+NOTHING_PASSED = "No channels passed auth — emitting an empty critique. Run `mmr doctor`."
+
+__all__ = ["CritiqueIO", "CritiqueOutcome", "CritiqueRequest", "run_critique"]
+
+
+@dataclass(frozen=True)
+class CritiqueIO:
+    """The critique's surroundings: where it runs, where notices go, what draws progress."""
+
+    cwd: Path
+    notice_sink: Callable[[str], None]
+    stdin: BinaryIO | None = None
+    progress: Progress | None = None
+
+    def notice(self, line: str | None) -> None:
+        if line:
+            self.notice_sink(line)
+
+
+@dataclass(frozen=True)
+class CritiqueOutcome:
+    """What to print on stdout (without the final newline), and the exit code (always 0)."""
+
+    document: str
+    exit_code: int = 0
+    job_id: str | None = None
+
+
+def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
+    """Run one critique and return what to print."""
+    check_request(request)
+    artifact = read_artifact(request.input, text=request.text, stdin=io.stdin)   # 1
+    trust = resolve_trust(io.cwd, DiffRequest(), TrustFlags(                       # 2
+        config_base_ref=request.config_base_ref,
+        trust_project_config=request.trust_project_config))
+    for warning in trust.warnings:
+        io.notice(CONFIG_WARNING if warning.startswith(CONFIG_WARNING) else warning)
+    loaded = _load_config(trust, request, io)                                      # 3
+    names = select_channels(loaded.config, request.channels)                       # 4
+    context = (build_repo_context(io.cwd, artifact.text, request.explicit_paths)   # 5
+               if request.wants_context else None)
+    previous, round_info = _session(request.session, io)                          # 6
+    lenses = parse_lenses(request.lenses)                                          # 7
+    plans, base_prompt = _plans(names, loaded, artifact=artifact, context=context,
+                                request=request, previous=previous, lenses=lenses, io=io)
+    if request.dry_run:                                                            # 8
+        prompts = [(name, plan.prompt) for name, plan in plans.items()]
+        return CritiqueOutcome(dry_run_document(artifact.source, prompts, _context_lines(context)))
+    gate = _preflight(plans, loaded)                                               # 9
+    if not any(result.status == "ok" for result in gate.values()):                 # 10
+        io.notice(NOTHING_PASSED)
+        per_channel = {name: gate_entry(result) for name, result in gate.items()}
+        return _outcome(empty_report(artifact.source, per_channel, context), request)
+    setup = CritiqueSetup(request=request, loaded=loaded, trust_mode=trust.mode,
+                          project_root=trust.project_root, artifact=artifact, plans=plans,
+                          base_prompt=base_prompt, context=context, lenses=tuple(lenses),
+                          session=round_info)
+    store = JobStore(_jobs_dir())
+    job_id = create_critique_job(setup, store, gate)                               # 11
+    report = run_critique_job(setup, store, job_id, gate, progress=io.progress,    # 12-15
+                              notice=io.notice)
+    return _outcome(report, request, job_id)
+
+
+def _jobs_dir() -> Path:
+    from mmr.config.paths import jobs_dir
+
+    return jobs_dir()
+
+
+def _load_config(trust: TrustContext, request: CritiqueRequest, io: CritiqueIO) -> LoadedConfig:
+    """The config the trust policy allows: the project layer only from a trusted source."""
+    project = trust.project_config
+    source = None if project is None else ProjectText(project.text, project.origin)
+    return load_config(trust.project_root, project_source=source,
+                       cli_overrides=request.config_overrides(), on_warning=io.notice)
+
+
+def _session(session_id: str | None,
+             io: CritiqueIO) -> tuple[SessionRound | None, RoundInfo | None]:
+    """The previous round (for the prompt) and this run's round number."""
+    if session_id is None:
+        return None, None
+    rounds = CritiqueSessionStore(critique_sessions_dir(), warn=io.notice).rounds(session_id)
+    return (rounds[-1] if rounds else None), RoundInfo(session_id, len(rounds) + 1)
+
+
+def _plans(names: list[str], loaded: LoadedConfig, *, artifact: Artifact,
+           context: RepoContext | None, request: CritiqueRequest,
+           previous: SessionRound | None, lenses: list[str],
+           io: CritiqueIO) -> tuple[dict[str, ChannelPlan], str]:
+    """One plan per channel (its lens, its copy of the text), and the lens-free base prompt."""
+    verbatim = PromptParts(artifact.text, request.focus, previous,
+                           None if context is None else context.blob)
+    redacted_artifact, hits = redact_credentials(artifact.text)
+    redacted_context, context_hits = (None, 0) if context is None else \
+        redact_credentials(context.blob)
+    redacted = PromptParts(redacted_artifact, request.focus, previous, redacted_context)
+    channels: dict[str, Channel] = {}
+    for name in names:
+        channel = loaded.channel(name)
+        if channel is None:  # selection already rejected unknown names
+            raise KeyError(name)
+        channels[name] = channel
+    if hits + context_hits and any(c.on_credentials != "allow" for c in channels.values()):
+        io.notice(redaction_warning(hits + context_hits))
+    assigned = assign_lenses(lenses, names)
+    plans = {
+        name: plan_critique(name, channel, loaded,
+                            (verbatim if channel.on_credentials == "allow" else redacted)
+                            .assemble(assigned.get(name)))
+        for name, channel in channels.items()
+    }
+    return plans, redacted.assemble()
+
+
+def _preflight(plans: Mapping[str, ChannelPlan], loaded: LoadedConfig) -> dict[str, AuthResult]:
+    """Install + auth check of every channel (concurrently unless ``defaults.parallel`` is off)."""
+    if not plans:
+        return {}
+    from functools import partial
+
+    import anyio
+
+    from mmr.dispatch.auth import check_channels
+
+    pairs = [(name, loaded.channel(name)) for name in plans]
+    return anyio.run(partial(check_channels, pairs, parallel=loaded.defaults.parallel))
+
+
+def _context_lines(context: RepoContext | None) -> list[str]:
+    """Dry-run lines naming the files the context includes and leaves out."""
+    if context is None:
+        return []
+    lines = ["Context used: " + (", ".join(context.used) or "(none)")]
+    if context.skipped:
+        lines.append("Context left out: "
+                     + ", ".join(f"{s.path} ({s.reason})" for s in context.skipped))
+    return lines
+
+
+def _outcome(report: CritiqueReport, request: CritiqueRequest,
+             job_id: str | None = None) -> CritiqueOutcome:
+    render = render_json if request.output_format == "json" else render_text
+    return CritiqueOutcome(render(report), 0, job_id)
