@@ -171,6 +171,24 @@ def merge_base(first: str, second: str, cwd: Path) -> str:
     return _text(out).strip()
 
 
+def current_branch(cwd: Path) -> str | None:
+    """The checked-out branch's short name, or None on a detached HEAD."""
+    try:
+        out = _git(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd, timeout=PROBE_TIMEOUT)
+    except ToolNotFoundError:
+        raise
+    except GitError:
+        return None
+    return _text(out).strip() or None
+
+
+def common_dir(cwd: Path) -> Path:
+    """The repository's shared git directory (the main ``.git`` also from a linked worktree)."""
+    out = _git(["rev-parse", "--path-format=absolute", "--git-common-dir"], cwd,
+               timeout=PROBE_TIMEOUT)
+    return Path(_text(out).strip())
+
+
 # --- diffs ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -206,6 +224,19 @@ def diff_paths(scope: DiffScope, cwd: Path, *, only: Sequence[str]) -> list[str]
     args = ["diff", "--name-only", "-z", "--no-relative", *scope.revision_args(), "--",
             *_top_pathspecs("top", only)]
     return [name for name in _text(_git(args, cwd, timeout=DIFF_TIMEOUT)).split("\0") if name]
+
+
+def diff_stat(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = ()) -> str:
+    """``git diff --stat`` for ``scope``, leaving out paths matching ``exclude``."""
+    args = ["diff", "--stat", "--no-color", "--no-ext-diff", "--no-relative",
+            *scope.revision_args(), "--", *_top_pathspecs("top,exclude", exclude)]
+    return _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
+
+
+def log_oneline(base: str, head: str, cwd: Path) -> str:
+    """``git log --oneline <base>..<head>``: the commits ``head`` adds over ``base``."""
+    args = ["log", "--oneline", "--no-color", "--no-decorate", f"{base}..{head}", "--"]
+    return _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
 
 
 # --- reading from a ref -----------------------------------------------------------------

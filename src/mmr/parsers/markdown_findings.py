@@ -65,6 +65,17 @@ def _label_value(text: str) -> str:
     return text.strip().strip("*`").strip()
 
 
+def _is_bare_citation(text: str) -> bool:
+    """A line that only cites ``path:line`` (e.g. `` `src/a.py:12` ``): location, not prose.
+
+    Keeping it in the description would make the same finding read differently from a
+    JSON channel's and miss the fuzzy match that builds consensus.
+    """
+    bare = text.lstrip("-*> ").strip().strip("`*").strip()
+    citation = find_citation(bare)
+    return citation is not None and bare.removeprefix("./") == citation.location
+
+
 def _read_block(block: _Block, severity: Severity) -> tuple[Finding, Citation | None]:
     """One finding from one block (``severity`` is already mapped to P0..P3)."""
     citation = find_citation(block.title)
@@ -97,7 +108,7 @@ def _read_block(block: _Block, severity: Severity) -> tuple[Finding, Citation | 
             suggestion.append(text)
         else:
             in_suggestion = False
-            if text:
+            if text and not _is_bare_citation(text):
                 free.append(text)
     description = "\n".join([block.title, *free]) if free else block.title
     finding = Finding(

@@ -34,13 +34,18 @@ def test_cited_or_not_found_answers_pass(text: str) -> None:
     [("It is somewhere in the router.", "answer gate: the answer cites no path:line and does "
       "not say NOT FOUND"),
      ("line :120 of something", "answer gate: the answer cites no path:line and does not say "
-      "NOT FOUND"),
-     ("  \n", "answer gate: the answer is empty")],
+      "NOT FOUND")],
 )
-def test_uncited_or_empty_answers_fail_the_gate(text: str, error: str) -> None:
+def test_uncited_answers_fail_the_gate(text: str, error: str) -> None:
     failure = parse_answer(envelope(text), EXPLORE)
     assert isinstance(failure, ParseFailure)
     assert (failure.error, failure.reason) == (error, "gate_failed")
+
+
+def test_an_empty_answer_is_a_parse_error_so_the_retry_policy_applies() -> None:
+    failure = parse_answer(envelope("  \n"), EXPLORE)
+    assert isinstance(failure, ParseFailure)
+    assert (failure.error, failure.reason) == ("answer gate: the answer is empty", "parse_error")
 
 
 def test_gate_can_be_switched_off_but_empty_still_fails() -> None:

@@ -1,0 +1,59 @@
+"""What both wrapper commands share: an argparse parser that exits 1, and the error boundary.
+
+The wrappers' specs reserve exit 2 and 3 for "MiniMax failed" and "failed the gate", so a
+usage error must not exit 2 as argparse's does by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+USAGE_EXIT = 1
+
+
+class WrapperArgumentParser(argparse.ArgumentParser):
+    """``argparse`` with usage errors on exit 1 and no abbreviated long options."""
+
+    def __init__(self, prog: str, description: str) -> None:
+        super().__init__(prog=prog, description=description, allow_abbrev=False)
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_EXIT, f"{self.prog}: error: {message}\n")
+
+
+def parse_args(parser: argparse.ArgumentParser,
+               argv: Sequence[str] | None) -> argparse.Namespace | int:
+    """The parsed namespace, or the exit code when parsing ended the run (``--help``: 0)."""
+    try:
+        return parser.parse_args(None if argv is None else list(argv))
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else USAGE_EXIT
+
+
+def stderr_line(line: str) -> None:
+    """Write one line to stderr; a closed stderr is not worth failing the run for."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def run_guarded(prog: str, action: Callable[[], int], argv: Sequence[str]) -> int:
+    """Run ``action``: an :class:`~mmr.errors.MmrError` is ``<prog>: error: <message>``
+    and its exit code (1); Ctrl-C, a closed pipe and crashes go to mmr's own boundary."""
+    from mmr.cli.errors import guard
+    from mmr.errors import MmrError
+
+    def inner() -> int:
+        try:
+            return action()
+        except MmrError as exc:
+            stderr_line(f"{prog}: error: {exc}")
+            return exc.exit_code
+
+    return guard(inner, argv)

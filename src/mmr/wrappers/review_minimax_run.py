@@ -1,0 +1,77 @@
+"""``review-minimax-run``: a first-pass MiniMax review of a worktree's branch (RM spec).
+
+Same flags, defaults, exit codes and dry run as the original script, on mmr's engine:
+
+====  ==================================================================================
+exit  meaning
+====  ==================================================================================
+0     findings file written (it may say ``NO FINDINGS``); its path is printed on stdout
+1     usage/config error, secrets root, credential-shaped diff, empty or oversize diff
+2     MiniMax failed after its retry, timed out, or the sub-session dirtied the worktree
+3     the findings were missing or failed the citation gate after the retry
+====  ==================================================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from mmr.wrappers.common import WrapperArgumentParser, parse_args, run_guarded, stderr_line
+
+PROG = "review-minimax-run"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of the RM spec, flag for flag."""
+    parser = WrapperArgumentParser(
+        PROG, "First-pass code review of a git branch in a MiniMax sub-session; writes a "
+              "findings file for the operator to adjudicate.")
+    parser.add_argument("--worktree", required=True, metavar="PATH",
+                        help="checked-out worktree of the branch to review")
+    parser.add_argument("--base", default="main", metavar="REF",
+                        help="base ref; the scope is base...HEAD (default main)")
+    parser.add_argument("--out", metavar="FILE",
+                        help="findings file (default ${XDG_RUNTIME_DIR:-/tmp}/review-minimax/"
+                             "<repo>/<branch-slug>-findings.md)")
+    parser.add_argument("--profile", metavar="NAME",
+                        help="extra checklist from templates.NAME.criteria (agent-runtimes)")
+    parser.add_argument("--max-diff-lines", type=int, default=6000, metavar="N",
+                        help="diff budget; larger diffs exit 1 (default 6000)")
+    parser.add_argument("--max-turns", type=int, default=40, metavar="N",
+                        help="sub-session turn cap (default 40)")
+    parser.add_argument("--timeout", type=float, default=540, metavar="SECS",
+                        help="internal timeout in seconds (default 540)")
+    parser.add_argument("--dryrun", "-n", action="store_true", dest="dry_run",
+                        help="print config, inputs, prompt and command line; invoke nothing")
+    parser.add_argument("--m3", action="store_true",
+                        help="use MiniMax-M3[1m]; no effort is sent unless --effort is given")
+    parser.add_argument("--effort", metavar="LEVEL",
+                        help="thinking depth low|medium|high|xhigh|max (default max)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point: parse, review, return the exit code."""
+    import sys
+
+    args = parse_args(build_parser(), argv)
+    if isinstance(args, int):
+        return args
+    shown = list(sys.argv[1:] if argv is None else argv)
+    return run_guarded(PROG, lambda: _review(args), shown)
+
+
+def _review(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from mmr.cli.output import write_report
+    from mmr.wrappers.review_run import ReviewOptions, run
+
+    options = ReviewOptions(
+        worktree=args.worktree, base=args.base, out=args.out, profile=args.profile,
+        max_diff_lines=args.max_diff_lines, max_turns=args.max_turns, timeout=args.timeout,
+        dry_run=args.dry_run, m3=args.m3, effort=args.effort,
+    )
+    return run(options, Path.cwd(), dict(os.environ), stderr_line, write_report)
