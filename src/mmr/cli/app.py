@@ -114,13 +114,33 @@ def _register(root: typer.Typer) -> None:
         from mmr.cli import review
         add_command(root, review.review, "review")
     """
-    from mmr.cli import ack_cmd, jobs_cmd, review, sessions_cmd, status_cmd
+    from mmr.cli import ack_cmd, config_cmd, jobs_cmd, review, sessions_cmd, status_cmd
 
     add_command(root, review.review, "review")
     add_command(root, status_cmd.status, "status")
+    add_command(root, config_cmd.app, "config")
     add_command(root, jobs_cmd.app, "jobs")
     add_command(root, sessions_cmd.app, "sessions")
     add_command(root, ack_cmd.app, "ack")
+
+    from mmr.cli import explore_cmd
+
+    add_command(root, explore_cmd.explore, "explore")
+
+    from mmr.cli import commands_cmd, explain_cmd, skill_cmd
+
+    add_command(root, skill_cmd.skill, "skill")
+    add_command(root, commands_cmd.commands, "commands")
+    add_command(root, explain_cmd.explain, "explain")
+
+    from mmr.cli import reconcile_cmd, results_cmd
+
+    add_command(root, results_cmd.results, "results")
+    add_command(root, reconcile_cmd.reconcile, "reconcile")
+
+    from mmr.cli import critique_cmd
+
+    add_command(root, critique_cmd.critique, "critique")
 
 
 app = new_root_app()

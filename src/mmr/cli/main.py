@@ -14,6 +14,12 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(__version__ + "\n")
         return 0
+    import os
+
+    from mmr.cli.completion import complete, completion_requested
+
+    if completion_requested(os.environ):
+        return complete(os.environ)
     from mmr.cli.dispatch import run
     from mmr.cli.errors import guard
 

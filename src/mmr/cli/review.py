@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import typer
 
 Threshold = Literal["P0", "P1", "P2", "P3"]
-Format = Literal["json", "text", "markdown", "sarif", "github"]
+Format = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
 
 
 def review(
@@ -89,7 +89,8 @@ def review(
         progress=progress_for(sys.stderr, quiet=quiet, color=use_color(sys.stderr)),
     )
     outcome = run_review(request, io)
-    write_report(outcome.document)
+    if outcome.document:  # an empty rdjsonl document is no lines at all, not a blank line
+        write_report(outcome.document)
     return outcome.exit_code
 
 

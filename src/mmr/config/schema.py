@@ -36,7 +36,7 @@ __all__ = [
     "SubprocessChannel", "Telemetry", "TemplateConfig",
 ]
 
-OutputFormat = Literal["json", "text", "markdown", "sarif", "github"]
+OutputFormat = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
 
 
 class LoopControl(ConfigModel):

@@ -1,0 +1,39 @@
+"""Shell completion: answer the shell's completion requests from the real command tree.
+
+A shell asks by running ``mmr`` with ``_MMR_COMPLETE`` set (``complete_bash``,
+``complete_zsh``, ``complete_fish``) and the words typed so far in the environment, or with
+``source_<shell>`` to print the script that wires this up. mmr's own argv checks
+(:mod:`mmr.cli.dispatch`) would refuse such a call (there are no arguments), so the entry
+point hands it here first. typer/Click do the completing; see ``docs/completion.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+COMPLETE_VAR = "_MMR_COMPLETE"
+
+
+def completion_requested(env: Mapping[str, str]) -> bool:
+    """Whether this process was started by a shell asking for completions."""
+    return bool(env.get(COMPLETE_VAR))
+
+
+def complete(env: Mapping[str, str]) -> int:
+    """Print the completions (or the completion script) the shell asked for."""
+    import sys
+
+    import typer
+
+    from mmr.cli.app import app
+
+    try:
+        # typer's bash/zsh/fish classes (the protocol its scripts speak); not public API.
+        from typer._completion_classes import completion_init
+        from typer.completion import shell_complete
+    except ImportError:
+        sys.stderr.write("mmr: error: shell completion is not available with this typer\n")
+        return 1
+    completion_init()
+    command = typer.main.get_command(app)
+    return shell_complete(command, {}, "mmr", COMPLETE_VAR, env[COMPLETE_VAR])

@@ -1,0 +1,42 @@
+"""``mmr explain [topic]``: short built-in explanations of mmr's concepts (spec ch. 05 §8).
+
+The prose lives in ``templates/explain/<topic>.md``; topics are listed alphabetically.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+#: Every topic, alphabetically; each has ``templates/explain/<topic>.md``.
+TOPICS = (
+    "channels", "compensation", "config", "explore", "minimax", "provenance", "redaction",
+    "scopes",
+)
+
+
+def explain(
+    *,
+    topic: Annotated[str | None, typer.Argument(
+        metavar="TOPIC", show_default=False, help="The concept to explain.")] = None,
+) -> int:
+    """Explain a concept (channels, config, compensation …); no topic lists them."""
+    from mmr.cli.output import write_report
+
+    write_report(topic_text(topic))
+    return 0
+
+
+def topic_text(topic: str | None) -> str:
+    """The text for ``topic``, or the list of topics when it is ``None``."""
+    from mmr.errors import MmrError
+    from mmr.resources import read_template
+
+    available = ", ".join(TOPICS)
+    if topic is None:
+        return f"Topics: {available}\nRun `mmr explain <topic>` for any of them."
+    name = topic.strip().lower()
+    if name not in TOPICS:
+        raise MmrError(f"Unknown topic '{topic}'. Available: {available}")
+    return read_template(f"explain/{name}.md").rstrip()

@@ -1,0 +1,184 @@
+"""``--format sarif``: one SARIF 2.1.0 log for GitHub code scanning (spec ch. 04 §6.5).
+
+One run per review. Each reconciled finding is one result whose rule is its category
+(``mmr/security``; see :mod:`mmr.formatters.annotation` for why not its severity), whose
+``level`` is its severity (P0/P1 ``error``, P2 ``warning``, P3 ``note``) and whose
+``partialFingerprints`` carry the line-independent ``finding_key``, so code scanning
+follows an alert across runs and line drift exactly as acks do. Acknowledged findings are
+reported with an ``accepted`` suppression.
+
+Code scanning rejects the *whole* upload when one result has no artifact location, so a
+finding that names no file (``unknown``, a document section) is anchored at the
+repository root (``.``) and keeps its own words in ``properties.location``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from mmr.formatters.annotation import (
+    rule_id,
+    rule_slug,
+    source_span,
+    sources_line,
+    suggestion_text,
+)
+from mmr.formatters.json import dumps
+
+if TYPE_CHECKING:
+    from mmr.formatters.annotation import SourceSpan
+    from mmr.models import ReconciledFinding, ReconciledResults, Severity
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+FINGERPRINT_KEY = "mmrFindingKey/v1"
+SRCROOT = "%SRCROOT%"
+#: Where a finding that names no file is anchored (the repository root).
+REPOSITORY_ROOT_URI = "."
+
+_SEVERITY_LEVELS: dict[str, str] = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
+
+
+def render_sarif(results: ReconciledResults) -> str:
+    """The SARIF log as 2-space JSON, non-ASCII raw, without a trailing newline."""
+    return dumps(sarif_log(results))
+
+
+def sarif_log(results: ReconciledResults) -> dict[str, Any]:
+    """The SARIF log as plain JSON data."""
+    from mmr import __version__
+
+    rules = _rules(results.reconciled_findings)
+    index = {rule["id"]: position for position, rule in enumerate(rules)}
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "mmr",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": rules,
+            }
+        },
+        "results": [_result(f, index) for f in results.reconciled_findings],
+        "properties": _run_properties(results),
+    }
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def severity_level(severity: Severity) -> str:
+    """SARIF ``level`` of a severity: P0/P1 ``error``, P2 ``warning``, P3 ``note``."""
+    return _SEVERITY_LEVELS[severity]
+
+
+def _rules(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
+    """One rule per category present, in order of first appearance."""
+    rules: dict[str, dict[str, Any]] = {}
+    for finding in findings:
+        identifier = rule_id(finding.category)
+        if identifier in rules:
+            continue
+        name = rule_slug(finding.category)
+        rules[identifier] = {
+            "id": identifier,
+            "name": name,
+            "shortDescription": {"text": f"Multi-model review finding: {name}"},
+            "fullDescription": {
+                "text": (
+                    f"A {name} issue reported by one or more independent AI reviewers and "
+                    "reconciled by mmr. The result's level is the finding's severity."
+                )
+            },
+            "defaultConfiguration": {"level": "warning"},
+            "properties": {"tags": ["mmr", name]},
+        }
+    return list(rules.values())
+
+
+def _result(finding: ReconciledFinding, rule_index: dict[str, int]) -> dict[str, Any]:
+    identifier = rule_id(finding.category)
+    result: dict[str, Any] = {
+        "ruleId": identifier,
+        "ruleIndex": rule_index[identifier],
+        "level": severity_level(finding.severity),
+        "message": {"text": f"{suggestion_text(finding)}\n\n{sources_line(finding)}"},
+        "locations": [_location(finding.location)],
+        "partialFingerprints": {FINGERPRINT_KEY: finding.finding_key},
+    }
+    if finding.acknowledged:
+        suppression: dict[str, Any] = {"kind": "external", "status": "accepted"}
+        if finding.ack_reason:
+            suppression["justification"] = finding.ack_reason
+        result["suppressions"] = [suppression]
+    result["properties"] = _finding_properties(finding)
+    return result
+
+
+def _location(location: str) -> dict[str, Any]:
+    span = source_span(location)
+    if span is None:
+        artifact = {"uri": REPOSITORY_ROOT_URI, "uriBaseId": SRCROOT}
+        return {"physicalLocation": {"artifactLocation": artifact}}
+    physical: dict[str, Any] = {"artifactLocation": _artifact(span.path)}
+    region = _region(span)
+    if region:
+        physical["region"] = region
+    return {"physicalLocation": physical}
+
+
+def _artifact(path: str) -> dict[str, str]:
+    if path.startswith("/"):
+        return {"uri": "file://" + quote(path, safe="/")}
+    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+
+
+def _region(span: SourceSpan) -> dict[str, int]:
+    if span.start_line is None:
+        return {}
+    region = {"startLine": span.start_line}
+    if span.end_line is not None:
+        region["endLine"] = span.end_line
+    if span.start_column is not None:
+        region["startColumn"] = span.start_column
+    return region
+
+
+def _finding_properties(finding: ReconciledFinding) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "id": finding.display_id,
+        "severity": finding.severity,
+        "confidence": finding.confidence,
+        "agreement": finding.agreement,
+        "sources": list(finding.sources),
+        "finding_key": finding.finding_key,
+        "location": finding.location,
+    }
+    if finding.category is not None:
+        properties["category"] = finding.category
+    if finding.reported_confidence is not None:
+        properties["reported_confidence"] = finding.reported_confidence
+    return properties
+
+
+def _run_properties(results: ReconciledResults) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    if results.job_id is not None:
+        properties["job_id"] = results.job_id
+    properties.update(
+        verdict=results.verdict,
+        summary=results.summary,
+        fix_threshold=results.fix_threshold,
+        advisory_count=results.advisory_count,
+        channels={name: channel.status for name, channel in results.per_channel.items()},
+    )
+    if results.trust_mode is not None:
+        properties["trust_mode"] = results.trust_mode
+    if results.proposed_acks:
+        properties["proposed_acks"] = list(results.proposed_acks)
+    if results.proposed_config_change:
+        properties["proposed_config_change"] = True
+    if results.session_id is not None:
+        properties["session_id"] = results.session_id
+    if results.round is not None:
+        properties["round"] = results.round
+    return properties

@@ -1,0 +1,207 @@
+"""``action.yml``: its ``run:`` steps, run as a runner would, against fake channel CLIs in a
+real repository (a pull request branch on top of ``main``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from mmr.cli.app import app
+from tests.fakes.plugin import FakeCli, FakeCliFactory
+from tests.integration.action_runner import StepRun, run_action
+from tests.integration.git_repo_builder import GitRepo
+from tests.integration.review.conftest import CLEAN, finding, reply, write_user_config
+from tests.unit.formatters.schema_check import validate
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ACTION = REPO_ROOT / "action.yml"
+SARIF_SCHEMA = REPO_ROOT / "tests" / "fixtures" / "sarif" / "sarif-2.1.0-subset.schema.json"
+
+pytestmark = pytest.mark.skipif(
+    "review" not in typer.main.get_command(app).commands,
+    reason="`mmr review` is not registered yet",
+)
+
+#: Stands in for `python3 -m venv` and `pip install` (which would need the network and
+#: would replace the shared editable install): it records the calls and makes a "venv"
+#: whose python is the test interpreter and whose mmr is the installed one.
+_PYTHON3_SHIM = """#!/bin/bash
+echo "python3 $*" >> "{record}"
+if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
+  mkdir -p "$3/bin"
+  printf '%s\\n' '#!/bin/bash' \\
+    'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then' \\
+    '  echo "venv-python $*" >> "{record}"; exit 0' \\
+    'fi' \\
+    'exec "{python}" "$@"' > "$3/bin/python"
+  chmod +x "$3/bin/python"
+  ln -s "{mmr}" "$3/bin/mmr"
+  exit 0
+fi
+exec "{python}" "$@"
+"""
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path) -> GitRepo:
+    """``feature`` adds an off-by-one to ``src/app.py`` on top of ``main``."""
+    repo = GitRepo.create(tmp_path / "repo", {"src/app.py": "def f(n):\n    return n\n"})
+    repo.branch("feature")
+    repo.commit({"src/app.py": "def f(n):\n    for i in range(n + 1):\n        print(i)\n"})
+    return repo
+
+
+@pytest.fixture
+def runner(tmp_path: Path, pull_request: GitRepo):
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    record = tmp_path / "installer.log"
+    shim_dir = tmp_path / "installer-bin"
+    shim_dir.mkdir()
+    shim = shim_dir / "python3"
+    mmr = Path(sys.executable).parent / "mmr"
+    shim.write_text(_PYTHON3_SHIM.format(record=record, python=sys.executable, mmr=mmr))
+    shim.chmod(0o755)
+    summary = tmp_path / "step-summary.md"
+
+    def run(inputs: dict[str, str], base_ref: str = "main") -> tuple[list[StepRun], Path]:
+        env = dict(os.environ, CI="true", GITHUB_ACTIONS="true", RUNNER_TEMP=str(temp),
+                   GITHUB_STEP_SUMMARY=str(summary), GITHUB_WORKSPACE=str(pull_request.root))
+        steps = run_action(
+            ACTION, inputs=inputs, github={"base_ref": base_ref, "action_path": str(REPO_ROOT)},
+            env=env, cwd=pull_request.root, work=tmp_path / "steps",
+            path_for_step={"install": str(shim_dir)},
+        )
+        return steps, record
+
+    run.temp = temp  # type: ignore[attr-defined]
+    run.summary = summary  # type: ignore[attr-defined]
+    return run
+
+
+def by_name(steps: list[StepRun]) -> dict[str, StepRun]:
+    return {step.name: step for step in steps}
+
+
+def two_reviewers(fake_cli: FakeCliFactory, first: dict, second: dict) -> list[FakeCli]:
+    fakes = [fake_cli("rev1", stdout=first), fake_cli("rev2", stdout=second)]
+    write_user_config({"rev1": {"command": "rev1"}, "rev2": {"command": "rev2"}})
+    return fakes
+
+
+def test_blocked_pull_request_annotates_uploads_sarif_and_fails(runner, fake_cli, pull_request):
+    two_reviewers(fake_cli, reply(finding()), reply(finding(location="src/app.py:3")))
+    steps, installer_log = runner({"upload-sarif": "true"})
+    step = by_name(steps)
+    assert [s.name for s in steps] == [
+        "Set up Python for mmr", "Install mmr", "Review the pull request",
+        "Upload findings to code scanning", "Gate on the verdict"]
+
+    install = step["Install mmr"]
+    assert install.code == 0, install.stderr
+    venv = runner.temp / "mmr-venv"
+    assert installer_log.read_text().splitlines() == [
+        f"python3 -m venv {venv}",
+        f"venv-python -m pip install --disable-pip-version-check --quiet {REPO_ROOT}",
+    ]
+
+    review = step["Review the pull request"]
+    assert review.code == 0, review.stderr
+    assert review.outputs["verdict"] == "blocked"
+    assert review.outputs["exit-code"] == "2"
+    assert "::error file=src/app.py,line=2," in review.stdout
+    assert "::error title=mmr verdict::Review blocked" in review.stdout
+    assert "## Multi-Model Review — BLOCKED" in runner.summary.read_text(encoding="utf-8")
+    document = json.loads(Path(review.outputs["results-file"]).read_text(encoding="utf-8"))
+    assert document["verdict"] == "blocked"
+
+    upload = step["Upload findings to code scanning"]
+    assert not upload.skipped
+    assert upload.uses == "github/codeql-action/upload-sarif@v3"
+    assert upload.with_ == {"sarif_file": "mmr-results.sarif", "category": "mmr"}
+    # The SARIF path is relative to the workspace, where the upload step reads it.
+    sarif = json.loads((pull_request.root / "mmr-results.sarif").read_text(encoding="utf-8"))
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    assert validate(sarif, schema) == []
+    assert sarif["runs"][0]["properties"]["verdict"] == "blocked"
+
+    gate = step["Gate on the verdict"]
+    assert gate.code == 2
+    assert "mmr verdict: blocked (exit 2)" in gate.stdout
+
+
+def test_passing_review_in_text_skips_the_upload_and_succeeds(runner, fake_cli):
+    two_reviewers(fake_cli, CLEAN, CLEAN)
+    steps, _ = runner({"format": "text"})
+    step = by_name(steps)
+    review = step["Review the pull request"]
+    assert review.outputs["verdict"] == "pass"
+    assert review.stdout.startswith("MMR PASSED — mmr-")
+    assert "sarif-file" not in review.outputs
+    assert step["Upload findings to code scanning"].skipped
+    assert step["Gate on the verdict"].code == 0
+    assert not runner.summary.exists()  # only the github format writes a step summary
+
+
+def test_channels_and_fix_threshold_inputs_reach_the_review(runner, fake_cli):
+    fake_cli("rev1", stdout=reply(finding(severity="P1")))
+    fake_cli("rev2", stdout=CLEAN)
+    rev3 = fake_cli("rev3", stdout=reply(finding(severity="P0")))
+    write_user_config({name: {"command": name} for name in ("rev1", "rev2", "rev3")})
+    steps, _ = runner({"channels": "rev1, rev2", "fix-threshold": "P0", "format": "json"})
+    review = by_name(steps)["Review the pull request"]
+    document = json.loads(review.stdout)
+    assert list(document["per_channel"]) == ["rev1", "rev2"]
+    assert (document["verdict"], document["fix_threshold"]) == ("pass", "P0")
+    assert rev3.calls() == []
+    assert by_name(steps)["Gate on the verdict"].code == 0
+
+
+def test_the_review_sees_the_pull_requests_diff(runner, fake_cli):
+    first, _ = two_reviewers(fake_cli, CLEAN, CLEAN)
+    runner({})
+    prompt = first.last_call()["stdin"]
+    assert "+    for i in range(n + 1):" in prompt
+
+
+def test_a_base_that_exists_only_on_the_remote_is_found(runner, fake_cli, pull_request):
+    pull_request.git("update-ref", "refs/remotes/origin/main", "main")
+    pull_request.git("branch", "-D", "main")
+    two_reviewers(fake_cli, reply(finding()), CLEAN)
+    steps, _ = runner({"format": "json"})
+    review = by_name(steps)["Review the pull request"]
+    assert review.code == 0, review.stderr
+    assert json.loads(review.stdout)["verdict"] == "blocked"
+
+
+def test_the_base_input_wins_over_the_pull_requests_base(runner, fake_cli, pull_request):
+    pull_request.git("branch", "release", "main")
+    two_reviewers(fake_cli, CLEAN, CLEAN)
+    steps, _ = runner({"base": "release", "format": "json"}, base_ref="no-such-branch")
+    review = by_name(steps)["Review the pull request"]
+    assert review.outputs["exit-code"] == "0", review.stderr
+
+
+def test_without_a_base_the_action_fails_with_a_message(runner, fake_cli):
+    first, _ = two_reviewers(fake_cli, CLEAN, CLEAN)
+    steps, _ = runner({}, base_ref="")
+    step = by_name(steps)
+    assert "::error title=mmr::No base ref to review against" in step[
+        "Review the pull request"].stdout
+    assert step["Gate on the verdict"].code == 1
+    assert first.calls() == []
+
+
+def test_a_review_that_cannot_run_fails_the_gate(runner, fake_cli):
+    write_user_config({})  # every built-in disabled and nothing else: no channels
+    steps, _ = runner({})
+    step = by_name(steps)
+    review = step["Review the pull request"]
+    assert review.outputs["exit-code"] == "1"
+    assert "verdict" not in review.outputs
+    assert step["Gate on the verdict"].code == 1
