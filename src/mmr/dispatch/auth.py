@@ -6,9 +6,8 @@
   optional ``auth.check`` (run by ``sh -c`` with every stdio stream on the null device,
   under the channel's env and neutral posture) must not exit with one of the
   ``failure_exit_codes``; a timed-out check is tried exactly once more (§4.1);
-- an http channel is ``ok`` unless its ``api_key_env`` names an unset or empty variable.
-  **The wire probe of §4.3 (GET ``probe_url``) is not implemented yet**: a later issue adds
-  it together with HTTP dispatch.
+- an http channel is probed over the wire (§4.3, :mod:`mmr.dispatch.http_probe`); an
+  unset or empty ``api_key_env`` fails before any request is sent.
 
 Only the configured ``recovery`` text (redacted, §4.4) ever surfaces: the check's output is
 never read. ``auth_status_to_channel_status`` and ``gate_update`` map a result onto the

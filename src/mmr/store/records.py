@@ -102,6 +102,8 @@ class JobRecord(_Record):
     kind: JobKind | None = None
     project_root: str | None = None
     worker: WorkerInfo | None = None
+    #: ``{channel: "<cli> --version" first line}`` of the CLIs that reviewed this job.
+    cli_versions: dict[str, str] | None = None
     #: Derived on load, never written: None for jobs without ``worker.lock``.
     worker_state: WorkerState | None = Field(default=None, exclude=True)
 

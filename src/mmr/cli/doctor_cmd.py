@@ -1,0 +1,67 @@
+"""``mmr doctor [--fix] [--format text|json]``: install and auth state of every channel.
+
+The health rows come from :mod:`mmr.doctor`, the fixes from :mod:`mmr.doctor_fix`, the
+rendering from :mod:`mmr.doctor_report`. Exit 1 while anything needs attention that
+``--fix`` did not settle (spec ch. 02 §9.5), else 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Literal
+
+import typer
+
+DoctorFormat = Literal["text", "json"]
+
+
+def doctor(
+    *,
+    fix: Annotated[bool, typer.Option(
+        "--fix", help="Disable the channels whose CLI is not installed, in the global or "
+                      "project config (see `mmr config path`).")] = False,
+    fmt: Annotated[DoctorFormat, typer.Option(
+        "--format", help="text (a summary) or json (an array, one object per channel).")
+    ] = "text",
+) -> int:
+    """Check each channel's install and login state.
+
+    One row per channel with at most one remediation line; exit 1 while any channel
+    needs attention that --fix did not settle.
+    """
+    from mmr.cli.output import write_report
+    from mmr.config.paths import find_project_root
+    from mmr.config.scope import load
+    from mmr.doctor import doctor_exit_code, probe_health, probed_channels
+    from mmr.doctor_report import render_json, render_text
+    from mmr.doctor_warnings import uncommitted_auth_warning
+
+    root = find_project_root()
+    loaded = load(root)
+    warning = uncommitted_auth_warning(root, set(probed_channels(loaded)))
+    if warning is not None:
+        _stderr(warning)
+    rows = probe_health(loaded)
+    write_report(render_json(rows) if fmt == "json" else render_text(rows, fix=fix))
+    if not fix:
+        return doctor_exit_code(rows)
+
+    from mmr.doctor_fix import fix_not_installed
+
+    if fmt == "text":
+        write_report("")
+    outcomes = fix_not_installed([row.name for row in rows if row.status == "not_installed"],
+                                 root)
+    for outcome in outcomes:
+        if not outcome.ok:
+            _stderr(outcome.line)
+        elif fmt == "text":
+            write_report(outcome.line)
+    return doctor_exit_code(rows, fixed={o.name for o in outcomes if o.ok},
+                            fix_failed=any(not o.ok for o in outcomes))
+
+
+def _stderr(line: str) -> None:
+    sys.stdout.flush()
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()

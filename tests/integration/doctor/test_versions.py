@@ -1,0 +1,106 @@
+"""``mmr.dispatch.versions``: each CLI's ``--version`` line, and recording it on a job."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+from mmr.config.paths import jobs_dir
+from mmr.dispatch.versions import (
+    VERSION_TIMEOUT_S,
+    cli_version,
+    cli_versions,
+    record_cli_versions,
+)
+from mmr.store.jobs import JobStore
+from mmr.store.records import ChannelJobEntry
+from tests.fakes.plugin import FakeCliFactory
+
+
+def channel(command: str) -> SubprocessChannel:
+    return SubprocessChannel.model_validate({"command": command})
+
+
+def test_first_non_blank_line_of_stdout(fake_cli: FakeCliFactory):
+    fake = fake_cli("fake-cli", stdout="\n  fake-cli 3.1.4 (build 9)  \nmore detail\n",
+                    stderr="warning: noise")
+    assert cli_version(channel("fake-cli exec --flag")) == "fake-cli 3.1.4 (build 9)"
+    assert fake.last_call()["argv"] == ["--version"]
+
+
+def test_failures_have_no_version(fake_cli: FakeCliFactory):
+    fake_cli("exits-1", stdout="1.0", exit_code=1)
+    fake_cli("silent")
+    assert cli_version(channel("exits-1")) is None
+    assert cli_version(channel("silent")) is None
+    assert cli_version(channel("absent-cli-xyz")) is None
+    http = HttpChannel.model_validate({"kind": "http", "model": "m",
+                                       "endpoint": "http://127.0.0.1:9/v1/chat/completions",
+                                       "endpoint_convention": "openai-chat"})
+    assert cli_version(http) is None
+
+
+def test_a_hanging_cli_is_given_up_on(fake_cli: FakeCliFactory):
+    fake_cli("hangs", stdout="1.0", sleep=30)
+    started = time.monotonic()
+    assert cli_version(channel("hangs")) is None
+    assert VERSION_TIMEOUT_S - 0.2 <= time.monotonic() - started < VERSION_TIMEOUT_S + 1.5
+
+
+def test_secret_looking_line_is_redacted(fake_cli: FakeCliFactory):
+    fake_cli("leaky", stdout="leaky 1.0 --token sk-abcdef0123456789")
+    assert cli_version(channel("leaky")) == "<redacted>"
+
+
+def test_executable_path_command(fake_cli: FakeCliFactory):
+    fake = fake_cli("by-path", stdout="by-path 2.0")
+    assert cli_version(channel(f"{fake.path} run")) == "by-path 2.0"
+
+
+def test_many_channels_share_one_probe_per_cli(fake_cli: FakeCliFactory):
+    shared = fake_cli("shared", stdout="shared 1.0")
+    fake_cli("other", stdout="other 2.0")
+    versions = cli_versions({"b": channel("shared -x"), "a": channel("shared"),
+                             "c": channel("other"), "d": channel("absent-cli-xyz")})
+    assert versions == {"b": "shared 1.0", "a": "shared 1.0", "c": "other 2.0"}
+    assert list(versions) == ["b", "a", "c"]
+    assert len(shared.calls()) == 1
+
+
+def test_recorded_on_the_job_and_kept_by_the_store():
+    store = JobStore(jobs_dir())
+    job = store.create_job(["codex", "claude"], fix_threshold="P2", format="json",
+                           min_completed_channels=1)
+    record_cli_versions(store, job.job_id, {"codex": "codex-cli 0.50.0"})
+    record_cli_versions(store, job.job_id, {"claude": "2.0.1 (Claude Code)"})
+    record_cli_versions(store, job.job_id, {})
+    loaded = store.load(job.job_id)
+    assert loaded.cli_versions == {"codex": "codex-cli 0.50.0", "claude": "2.0.1 (Claude Code)"}
+    # A later read-modify-write of job.json keeps the field.
+    store.register_channel(job.job_id, "grok", ChannelJobEntry(status="dispatched"))
+    raw = json.loads(Path(store.paths(job.job_id).job_json).read_text())
+    assert list(raw["channels"]) == ["codex", "claude", "grok"]
+    assert raw["cli_versions"]["codex"] == "codex-cli 0.50.0"
+    assert store.load(job.job_id).to_json_dict()["cli_versions"]["claude"] == "2.0.1 (Claude Code)"
+
+
+def test_recorded_beside_a_running_dispatch(fake_cli: FakeCliFactory):
+    import anyio
+
+    from mmr.dispatch.versions import record_cli_versions_async
+
+    fake_cli("fake-codex", stdout="codex-cli 0.50.0")
+    store = JobStore(jobs_dir())
+    job = store.create_job(["codex"], fix_threshold="P2", format="json",
+                           min_completed_channels=1)
+
+    async def review() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(record_cli_versions_async, store, job.job_id,
+                             {"codex": channel("fake-codex exec")})
+            await anyio.sleep(0.01)  # the dispatch
+
+    anyio.run(review)
+    assert store.load(job.job_id).cli_versions == {"codex": "codex-cli 0.50.0"}
