@@ -142,6 +142,10 @@ def _register(root: typer.Typer) -> None:
 
     add_command(root, critique_cmd.critique, "critique")
 
+    from mmr.cli import doctor_cmd
+
+    add_command(root, doctor_cmd.doctor, "doctor")
+
 
 app = new_root_app()
 _register(app)
