@@ -149,7 +149,12 @@ class _Parse:
             taken += 1
             if not option.greedy:
                 break
-        if taken == 0:
+        if taken == 0 and option.greedy:
+            # A bare array option is an explicit empty list, as in yargs (`--channels` alone
+            # must reach review as "no channels"). Click cannot express zero occurrences
+            # that differ from none, so it gets one empty value, which list commands drop.
+            self.emitted.append((option, [option.canonical, ""]))
+        elif taken == 0:
             raise ArgvError(f"Not enough arguments following: {option.name}")
         return i
 

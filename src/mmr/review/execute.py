@@ -1,8 +1,9 @@
 """The part of ``mmr review`` that has a job: create it, gate, dispatch, compensate, report.
 
 Steps 19–26 of spec ch. 05 §2.2. :func:`run_sync_review` is ``--sync``;
-:func:`start_review_job` is the default (fire-and-forget) mode, where the detached worker
-of §2.9 will plug in. Both share :func:`create_review_job` (the foreground part) and
+:func:`start_review_job` is the default (fire-and-forget) mode: it creates the job and
+hands its :class:`~mmr.review.run.JobPlan` to a detached worker (:mod:`mmr.review.worker`,
+ch. 05 §2.9). Both share :func:`create_review_job` (the foreground part) and
 :func:`run_job` (the worker's part), so they cannot drift apart.
 """
 
@@ -17,9 +18,16 @@ from mmr.dispatch.auth import gate_update
 from mmr.dispatch.plan import ChannelEvent, DispatchContext
 from mmr.errors import MmrError
 from mmr.models import ReconciledResults
-from mmr.review.preflight import GateResult, no_channel_passed_message, run_preflight
+from mmr.review.preflight import GateResult, no_channel_passed_message
 from mmr.review.results import job_results, results_exit_code, save_results, save_secret_findings
-from mmr.review.run import Progress, ReviewIO, ReviewOutcome, ReviewSetup, render_document
+from mmr.review.run import (
+    JobPlan,
+    Progress,
+    ReviewIO,
+    ReviewOutcome,
+    ReviewSetup,
+    render_document,
+)
 from mmr.store.jobs import JobStore
 from mmr.store.layout import COMPENSATING_PREFIX
 from mmr.store.records import JobRecord, ReviewControls
@@ -73,7 +81,7 @@ def record_gate_results(store: JobStore, job_id: str, gate: Sequence[GateResult]
                                   reason=planned.skip.reason if planned.skip else None))
 
 
-def dispatch_job(setup: ReviewSetup, store: JobStore, job_id: str, gate: Sequence[GateResult],
+def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
                  io: ReviewIO) -> None:
     """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
     import anyio
@@ -83,36 +91,40 @@ def dispatch_job(setup: ReviewSetup, store: JobStore, job_id: str, gate: Sequenc
     from mmr.dispatch.runner import dispatch_all
 
     plans = [r.planned.plan for r in gate if r.passed and r.planned.plan is not None]
-    ctx = DispatchContext(job_id=job_id, store=store, repo_root=setup.trust.project_root,
-                          parallel=setup.loaded.defaults.parallel, on_event=io.progress)
+    ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
+                          parallel=job_plan.loaded.defaults.parallel, on_event=io.progress)
 
     async def work() -> list[str]:
         if plans:
             await dispatch_all(plans, ctx)
         job = store.load(job_id)  # compensation is decided from the statuses on disk
-        resolved = {name: job.channels[name] for name in setup.channel_names}
+        resolved = {name: job.channels[name] for name in job_plan.channel_names}
         passes = plan_compensation(
-            {name: entry.status for name, entry in resolved.items()}, setup.loaded,
-            compensate_missing=setup.request.compensate_missing,
-            required={p.name: bool(p.channel.required) for p in setup.planned},
+            {name: entry.status for name, entry in resolved.items()}, job_plan.loaded,
+            compensate_missing=job_plan.compensate_missing,
+            required={p.name: bool(p.channel.required) for p in job_plan.planned},
             reasons={name: entry.reason for name, entry in resolved.items()},
         )
-        _, notices = await run_compensation(passes, base_prompt=setup.base_prompt,
-                                            config=setup.loaded, ctx=ctx)
+        _, notices = await run_compensation(passes, base_prompt=job_plan.base_prompt,
+                                            config=job_plan.loaded, ctx=ctx)
         return notices
 
-    showing = io.progress.showing(setup.channel_names) if io.progress else nullcontext()
-    with store.acquire_worker_lock(job_id), showing:
+    showing = io.progress.showing(job_plan.channel_names) if io.progress else nullcontext()
+    with showing:
         notices = anyio.run(run_until_interrupted, work)
     io.notice_all(notices)
 
 
-def run_job(setup: ReviewSetup, store: JobStore, job_id: str, gate: Sequence[GateResult],
+def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
             io: ReviewIO) -> ReconciledResults:
     """The worker's part after the pre-flight: statuses, dispatch, compensation, and the
-    results pipeline (written to ``results.json``)."""
+    results pipeline (written to ``results.json``).
+
+    The caller holds the job's ``worker.lock`` throughout (ch. 04 §7.8), results included,
+    so ``mmr reconcile`` cannot slip a channel in before this run's ``results.json`` lands.
+    """
     record_gate_results(store, job_id, gate, io.progress)                    # 22
-    dispatch_job(setup, store, job_id, gate, io)                             # 24, 25
+    dispatch_job(plan, store, job_id, gate, io)                              # 24, 25
     results = job_results(store, job_id, warn=io.notice)                     # 26
     save_results(store, results)
     return results
@@ -125,27 +137,24 @@ def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult],
         raise MmrError(no_channel_passed_message(gate))                     # 19
     store = JobStore(jobs_dir())
     job_id = create_review_job(setup, store)                                 # 20, 21, 23
-    results = run_job(setup, store, job_id, gate, io)
+    with store.acquire_worker_lock(job_id):
+        results = run_job(setup.job_plan(), store, job_id, gate, io)
     document = render_document(results, setup.loaded.defaults.format)
     return ReviewOutcome(document, results_exit_code(results), job_id)
 
 
 def start_review_job(setup: ReviewSetup, io: ReviewIO) -> ReviewOutcome:
-    """Default mode: create the job, hand it to the worker, print the dispatch summary, exit 0.
-
-    The detached worker (ch. 05 §2.9) is the next step: it will receive ``setup`` as its
-    run plan and call :func:`run_job`. Until then the job runs here, in this process, and
-    the summary shows each channel's final status (the reference's behaviour).
-    """
+    """Default mode: create the job, start its detached worker, print the dispatch summary
+    at once and exit 0 (ch. 05 §2.9). The worker runs the gate, dispatch, compensation and
+    the results pipeline; ``mmr status``/``mmr results`` follow it."""
     from mmr.formatters.json import dumps
+    from mmr.review.worker import start_worker
 
     store = JobStore(jobs_dir())
-    job_id = create_review_job(setup, store)
-    gate = run_preflight(setup.planned, parallel=setup.loaded.defaults.parallel)
-    if not any(r.passed for r in gate):
-        io.notice(no_channel_passed_message(gate))
-    run_job(setup, store, job_id, gate, io)
-    summary = dispatch_summary(store.load(job_id), setup, [r.name for r in gate if r.passed])
+    job_id = create_review_job(setup, store)                                 # 20, 21, 23
+    job = store.load(job_id)  # every channel still `dispatched`: what the summary shows
+    pid = start_worker(store, job_id, setup.job_plan(), cwd=io.cwd)
+    summary = dispatch_summary(job, setup, setup.channel_names, worker_pid=pid)
     return ReviewOutcome(dumps(summary), 0, job_id)
 
 

@@ -11,10 +11,11 @@ reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mmr.formatters.json import results_document
+from mmr.formatters.json import dumps, results_document
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
 from mmr.parsers import parse_channel_output
 from mmr.reconcile.diff_filter import touched_paths
@@ -22,10 +23,13 @@ from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, build_results, exit_code
 from mmr.review.channel_results import PARSE_REASONS, ChannelFilesView, channel_result
 from mmr.review.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
+from mmr.review.indented_json import dumps_indented
+from mmr.store.atomic import atomic_write_text
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 #: Stamps ``acknowledged``/``ack_match``/``ack_reason`` (§9.3); built per the trust policy.
 AckApplier = Callable[[list[ReconciledFinding]], list[ReconciledFinding]]
 
@@ -93,10 +97,25 @@ def results_exit_code(results: ReconciledResults) -> int:
     return exit_code(results.verdict)
 
 
-def save_results(store: JobStore, results: ReconciledResults) -> None:
-    """Overwrite the job's ``results.json`` with the JSON form, whatever was printed."""
+def save_results(store: JobStore, results: ReconciledResults,
+                 json_text: str | None = None) -> None:
+    """Overwrite the job's ``results.json`` with the JSON form, whatever was printed.
+
+    ``json_text`` is :func:`results_json` of ``results`` when the caller has it already.
+    """
     if results.job_id is not None:
-        store.write_results(results.job_id, results_document(results))
+        text = results_json(results) if json_text is None else json_text
+        atomic_write_text(store.existing(results.job_id).results, text)
+
+
+def results_json(results: ReconciledResults) -> str:
+    """The ``--format json`` document, exactly as :func:`mmr.formatters.json.render_json`
+    prints it, encoded by the fast path (a few thousand findings take seconds otherwise)."""
+    document = results_document(results)
+    text = dumps_indented(document)
+    if _SURROGATE.search(text):
+        return dumps(document)  # the formatter's own handling of undecodable text
+    return text
 
 
 def save_secret_findings(store: JobStore, job_id: str, findings: Sequence[Finding]) -> None:
@@ -137,8 +156,13 @@ def _secret_findings(store: JobStore, job: JobRecord) -> list[Finding]:
 
 def _apply_acks(findings: list[ReconciledFinding],
                 apply_acks: AckApplier) -> list[ReconciledFinding]:
-    """Stamp acks; any failure of the ack store means no acks at all (fail safe, §4 step 4)."""
+    """Stamp acks; any failure of the ack store means no acks at all (fail safe, §4 step 4).
+
+    The applier gets shallow copies, so one that stamps in place and then fails leaves
+    ``findings`` unstamped; a deep copy of every shingle list cost seconds at 4,000
+    findings and protects nothing more (appliers set ack fields, they do not edit lists).
+    """
     try:
-        return apply_acks([finding.model_copy(deep=True) for finding in findings])
+        return apply_acks([finding.model_copy() for finding in findings])
     except Exception:
         return findings

@@ -1,7 +1,8 @@
 """The values one review run passes around: its surroundings, its plan, and its outcome.
 
-:class:`ReviewSetup` is everything decided before a job exists — the run plan that
-``--sync`` executes in the foreground and that the detached worker will receive.
+:class:`ReviewSetup` is everything decided before a job exists. Its :class:`JobPlan` is the
+part that runs the job once it exists — gate, dispatch, compensation, results — which
+``--sync`` executes in the foreground and the detached worker receives (ch. 05 §2.9).
 """
 
 from __future__ import annotations
@@ -10,16 +11,18 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
-from mmr.config.loaded import LoadedConfig
-from mmr.dispatch.plan import ChannelEvent
 from mmr.errors import MmrError
-from mmr.models import Finding, ReconciledResults
-from mmr.review.plans import PlannedChannel, PreparedDiff
-from mmr.review.ratification import ProposedChanges
-from mmr.review.request import ReviewRequest
-from mmr.review.trust import TrustContext
+
+if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this module too
+    from mmr.config.loaded import LoadedConfig
+    from mmr.dispatch.plan import ChannelEvent
+    from mmr.models import Finding, ReconciledResults
+    from mmr.review.plans import PlannedChannel, PreparedDiff
+    from mmr.review.ratification import ProposedChanges
+    from mmr.review.request import ReviewRequest
+    from mmr.review.trust import TrustContext
 
 
 class Progress(Protocol):
@@ -59,6 +62,25 @@ class ReviewOutcome:
 
 
 @dataclass(frozen=True)
+class JobPlan:
+    """What runs a created job: the detached worker's run plan (ch. 05 §2.9 step 2).
+
+    Only the config's values are used (channels, defaults, ``--timeout``); the worker
+    never re-reads config files or the diff, since the working tree may have changed.
+    """
+
+    loaded: LoadedConfig
+    planned: tuple[PlannedChannel, ...]
+    base_prompt: str
+    project_root: Path
+    compensate_missing: bool = False
+
+    @property
+    def channel_names(self) -> list[str]:
+        return [p.name for p in self.planned]
+
+
+@dataclass(frozen=True)
 class ReviewSetup:
     """Everything decided before a job exists: the run plan the worker will receive."""
 
@@ -75,6 +97,12 @@ class ReviewSetup:
     @property
     def channel_names(self) -> list[str]:
         return [p.name for p in self.planned]
+
+    def job_plan(self) -> JobPlan:
+        """The part of this setup that runs the job once it exists."""
+        return JobPlan(loaded=self.loaded, planned=self.planned, base_prompt=self.base_prompt,
+                       project_root=self.trust.project_root,
+                       compensate_missing=self.request.compensate_missing)
 
 
 def render_document(results: ReconciledResults, fmt: str) -> str:

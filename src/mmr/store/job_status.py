@@ -72,9 +72,13 @@ def status_document(job: JobRecord) -> dict[str, Any]:
 
 
 def status_exit_code(job: JobRecord) -> int:
-    """1 while any channel runs; else 2 if one failed, timed out or failed auth; else 0."""
+    """1 while any channel runs; else 2 if one failed, timed out or failed auth; else 0.
+
+    A job whose worker still holds ``worker.lock`` is running too: once every channel has
+    settled, the worker may still register compensating passes or be saving results.
+    """
     statuses = [entry.status for entry in job.channels.values()]
-    if job.running_channels:
+    if job.running_channels or job.worker_state == "running":
         return 1
     if any(status in STATUS_FAILURES for status in statuses):
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from mmr.config.paths import jobs_dir
@@ -53,6 +54,17 @@ def test_secret_findings_can_be_turned_off(repo: GitRepo, fake_cli: FakeCliFacto
     assert (result.code, result.json()["reconciled_findings"]) == (0, [])
 
 
+def _wait_for_worker(run_mmr: RunMmr, job_id: str, cwd: Path) -> dict[str, object]:
+    """Default mode returns at once (Decisions): poll `mmr status` until the worker is done."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status = run_mmr("status", job_id, cwd=cwd)
+        if status.code != 1 and status.json().get("worker") != "running":
+            return dict(status.json())
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} did not finish")
+
+
 def test_default_mode_prints_the_dispatch_summary_and_exits_0(
         repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
     fake_cli("rev1", stdout=CLEAN)
@@ -62,12 +74,19 @@ def test_default_mode_prints_the_dispatch_summary_and_exits_0(
     result = run_mmr("review", "--format", "text", cwd=repo.root)
     assert result.code == 0
     summary = result.json()  # JSON whatever --format says
-    assert list(summary) == ["job_id", "status", "trust_mode", "channels", "valid_channels"]
+    assert list(summary) == ["job_id", "status", "trust_mode", "channels", "valid_channels",
+                             "worker_pid"]
     assert summary["trust_mode"] == "base-ref"
-    assert summary["channels"] == {"rev1": "completed", "rev2": "failed",
-                                   "gone": "not_installed"}
-    assert summary["valid_channels"] == ["rev1", "rev2"]
-    # The job has its results, for `mmr results`.
+    # Printed before the detached worker ran anything (ch. 05 §2.9).
+    assert summary["status"] == "dispatched"
+    assert summary["channels"] == {"rev1": "dispatched", "rev2": "dispatched",
+                                   "gone": "dispatched"}
+    assert summary["valid_channels"] == ["rev1", "rev2", "gone"]
+    status = _wait_for_worker(run_mmr, summary["job_id"], repo.root)
+    assert {name: entry["status"] for name, entry in status["channels"].items()  # type: ignore[attr-defined]
+            if not name.startswith("compensating-")} == {
+        "rev1": "completed", "rev2": "failed", "gone": "not_installed"}
+    # The worker left the job its results, for `mmr results`.
     saved = json.loads((jobs_dir() / summary["job_id"] / "results.json").read_text())
     assert saved["per_channel"]["rev1"]["status"] == "completed"
 
@@ -77,8 +96,12 @@ def test_default_mode_with_nothing_passing_still_creates_the_job(
     write_user_config({"gone": {"command": "gone-tool"}})
     result = run_mmr("review", cwd=repo.root)
     assert result.code == 0
-    assert "No channels passed auth check:" in result.err
-    assert result.json()["channels"] == {"gone": "not_installed"}
+    job_id = result.json()["job_id"]
+    assert _wait_for_worker(run_mmr, job_id, repo.root)["channels"] == {
+        "gone": {"status": "not_installed"}}
+    # The gate ran in the worker: its lines are in worker.log, not on our stderr.
+    assert "No channels passed auth check:" not in result.err
+    assert "No channels passed auth check:" in (jobs_dir() / job_id / "worker.log").read_text()
 
 
 def test_summary_names_proposed_changes(tmp_path: Path, fake_cli: FakeCliFactory,
@@ -91,4 +114,6 @@ def test_summary_names_proposed_changes(tmp_path: Path, fake_cli: FakeCliFactory
     result = run_mmr("review", "--staged", "--trust-project-config", cwd=repo.root)
     summary = result.json()
     assert summary["proposed_config_change"] is True
-    assert list(summary)[-1] == "proposed_config_change"
+    # The reference's keys in its order, then mmr's additive worker_pid.
+    assert list(summary)[-2:] == ["proposed_config_change", "worker_pid"]
+    _wait_for_worker(run_mmr, summary["job_id"], repo.root)

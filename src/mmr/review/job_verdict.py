@@ -1,0 +1,65 @@
+"""``mmr results`` and ``mmr reconcile``: a finished job's verdict, again (ch. 04 §7.9-7.10).
+
+Both re-enter the review at "parse": every channel's stored output is parsed, reconciled
+and gated afresh (with today's acks, per the job's persisted trust policy), the JSON form
+overwrites ``results.json``, and the exit code is the verdict's. A job whose channels are
+still running is refused with exit 1 — a fire-and-forget review's worker may still be
+writing it — so neither command ever reports a half-finished job.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from mmr.errors import MmrError
+from mmr.review.reconcile_input import external_findings, inject_channel, injected_channel_name
+from mmr.review.results import job_results, results_exit_code, results_json, save_results
+from mmr.review.run import ReviewOutcome, render_document
+from mmr.store.job_status import require_results_ready
+from mmr.store.jobs import JobStore
+from mmr.store.records import JobRecord
+
+
+class WorkerStillRunningError(MmrError):
+    """Every channel has settled but the worker has not finished the job (exit 1)."""
+
+
+def finished_job(store: JobStore, job_id: str) -> JobRecord:
+    """The job, once it is finished: exit 5 if missing or a critique job, exit 1
+    (``Channels still running: …``) while its channels run or its worker is still at work
+    (registering compensating passes, saving results). Loading sweeps a dead worker first,
+    so a killed worker's job is finished here, with what it had completed."""
+    job = store.load(job_id)
+    require_results_ready(job)
+    if job.worker_state == "running":
+        raise WorkerStillRunningError(
+            f"The review worker of job {job_id} is still running (compensating passes or "
+            "results)\nWait for completion or use `mmr status` to check progress.")
+    return job
+
+
+def job_verdict(store: JobStore, job_id: str, *, fmt: str | None = None,
+                include_raw: bool = False) -> ReviewOutcome:
+    """``mmr results``: run the results pipeline on the stored outputs, save, render."""
+    job = finished_job(store, job_id)
+    return _verdict(store, job, fmt, include_raw=include_raw)
+
+
+def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: str,
+                       fmt: str | None = None, stdin: TextIO | None = None) -> ReviewOutcome:
+    """``mmr reconcile``: add ``--input``'s findings as channel ``channel``, then the verdict."""
+    job = finished_job(store, job_id)                      # 1, 2
+    name = injected_channel_name(channel, job)             # 3, 4
+    parsed = external_findings(source, stdin)              # 5, 6
+    inject_channel(store, job_id, name, parsed)            # 7
+    return _verdict(store, job, fmt, include_raw=False)    # 8
+
+
+def _verdict(store: JobStore, job: JobRecord, fmt: str | None, *,
+             include_raw: bool) -> ReviewOutcome:
+    results = job_results(store, job.job_id, include_raw=include_raw)
+    json_text = results_json(results)  # encoded once: for results.json and a JSON print
+    save_results(store, results, json_text)
+    fmt = fmt or job.format or "json"
+    document = json_text if fmt == "json" else render_document(results, fmt)
+    return ReviewOutcome(document, results_exit_code(results), job.job_id)
