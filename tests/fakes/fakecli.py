@@ -35,6 +35,9 @@ config key               env override                effect
 ``exit_code``            ``FAKE_EXIT``               exit status (default 0)
 =======================  ==========================  ========================================
 
+A ``--version`` probe (mmr runs one beside every dispatch, and ``mmr doctor`` runs them)
+behaves as configured but is not counted (it never advances ``stdout_sequence``) and is
+recorded with ``"version_probe": true``, which ``FakeCli.calls()`` leaves out by default.
 The steps run in the order of the table. ``counter_file`` (``FAKE_COUNTER_FILE``) counts
 invocations; ``stdout_b64`` is the reply as base64 (exact bytes).
 """
@@ -166,7 +169,8 @@ def _record(config: dict[str, Any], facts: dict[str, Any]) -> None:
 def main(config_json: str = "{}") -> int:
     """Behave as configured; returns the exit status."""
     config = load_config(config_json)
-    invocation = _next_invocation(config)
+    version_probe = sys.argv[1:] == ["--version"]
+    invocation = 0 if version_probe else _next_invocation(config)
     if config.get("ignore_sigterm"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if config.get("close_stdout_early"):
@@ -189,6 +193,7 @@ def main(config_json: str = "{}") -> int:
         "sid": os.getsid(0),
         "grandchild_pid": grandchild,
         "invocation": invocation,
+        "version_probe": version_probe,
         "stdin_isatty": os.isatty(0),
         "stdout_isatty": os.isatty(1),
     })

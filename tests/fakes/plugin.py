@@ -70,15 +70,22 @@ class FakeCli:
     record_path: Path
     marker: Path
 
-    def calls(self) -> list[dict[str, Any]]:
-        """One dict per finished-reading invocation, oldest first."""
+    def calls(self, *, include_version_probes: bool = False) -> list[dict[str, Any]]:
+        """One dict per finished-reading invocation, oldest first.
+
+        ``--version`` probes are left out unless asked for: mmr runs one beside every
+        dispatch, and a test counting review runs should not see them.
+        """
         if not self.record_path.exists():
             return []
         lines = self.record_path.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line]
+        calls = [json.loads(line) for line in lines if line]
+        if include_version_probes:
+            return calls
+        return [call for call in calls if not call.get("version_probe")]
 
-    def last_call(self) -> dict[str, Any]:
-        calls = self.calls()
+    def last_call(self, *, include_version_probes: bool = False) -> dict[str, Any]:
+        calls = self.calls(include_version_probes=include_version_probes)
         assert calls, f"fake {self.name!r} was never invoked"
         return calls[-1]
 

@@ -81,6 +81,10 @@ def record_gate_results(store: JobStore, job_id: str, gate: Sequence[GateResult]
                                   reason=planned.skip.reason if planned.skip else None))
 
 
+#: How long a finished dispatch waits for the ``--version`` probes still running beside it.
+VERSION_GRACE_S = 0.5
+
+
 def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
                  io: ReviewIO) -> None:
     """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
@@ -95,8 +99,22 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
                           parallel=job_plan.loaded.defaults.parallel, on_event=io.progress)
 
     async def work() -> list[str]:
-        if plans:
-            await dispatch_all(plans, ctx)
+        from mmr.dispatch.versions import record_cli_versions_async
+
+        versions_recorded = anyio.Event()
+
+        async def record_versions() -> None:
+            await record_cli_versions_async(store, job_id, {p.name: p.channel for p in plans})
+            versions_recorded.set()
+
+        async with anyio.create_task_group() as group:
+            # Which CLI versions reviewed this job, probed beside the dispatch (no wall time).
+            group.start_soon(record_versions)
+            if plans:
+                await dispatch_all(plans, ctx)
+            with anyio.move_on_after(VERSION_GRACE_S):
+                await versions_recorded.wait()
+            group.cancel_scope.cancel()  # a CLI slow to say its version never delays a review
         job = store.load(job_id)  # compensation is decided from the statuses on disk
         resolved = {name: job.channels[name] for name in job_plan.channel_names}
         passes = plan_compensation(

@@ -104,7 +104,7 @@ def test_version_is_asked_with_dash_dash_version_only(mmr: MmrRunner, project_fi
     run = mmr("--format", "json")
     assert run.rc == 0, run.err
     assert run.rows()["mine"]["version"] == "codex-cli 0.50.0"
-    assert [call["argv"] for call in codex.calls()] == [["--version"]]
+    assert [call["argv"] for call in codex.calls(include_version_probes=True)] == [["--version"]]
 
 
 def test_no_cli_installed(mmr: MmrRunner):

@@ -27,7 +27,7 @@ def test_first_non_blank_line_of_stdout(fake_cli: FakeCliFactory):
     fake = fake_cli("fake-cli", stdout="\n  fake-cli 3.1.4 (build 9)  \nmore detail\n",
                     stderr="warning: noise")
     assert cli_version(channel("fake-cli exec --flag")) == "fake-cli 3.1.4 (build 9)"
-    assert fake.last_call()["argv"] == ["--version"]
+    assert fake.last_call(include_version_probes=True)["argv"] == ["--version"]
 
 
 def test_failures_have_no_version(fake_cli: FakeCliFactory):
@@ -66,7 +66,7 @@ def test_many_channels_share_one_probe_per_cli(fake_cli: FakeCliFactory):
                              "c": channel("other"), "d": channel("absent-cli-xyz")})
     assert versions == {"b": "shared 1.0", "a": "shared 1.0", "c": "other 2.0"}
     assert list(versions) == ["b", "a", "c"]
-    assert len(shared.calls()) == 1
+    assert len(shared.calls(include_version_probes=True)) == 1
 
 
 def test_recorded_on_the_job_and_kept_by_the_store():

@@ -170,8 +170,9 @@ def test_explore_req_4_is_error_envelope_is_a_failure_not_an_answer(
 def test_explore_req_5_one_retry_on_failure_or_missing_result(
         *, branch_repo: GitRepo, fake_cli: FakeCliFactory, run_cli: RunCli, question: Path,
         tmp_path: Path, first: dict[str, object]) -> None:
-    # The install check (`ask-minimax-run --version`) is the fake's first invocation.
-    fake = minimax(fake_cli, stdout_sequence=["1.0.0", first, envelope(CITED)])
+    # The install check (`ask-minimax-run --version`) is answered by the fake without
+    # consuming the sequence (tests/fakes/fakecli.py).
+    fake = minimax(fake_cli, stdout_sequence=[first, envelope(CITED)])
     code, err = explore(run_cli, branch_repo.root, question, tmp_path / "a.md")
     assert code == 0, err
     assert len(sessions(fake)) == 2

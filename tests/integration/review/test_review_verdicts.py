@@ -104,3 +104,18 @@ def test_results_json_is_written_and_matches_the_printed_document(
     saved = json.loads((jobs_dir() / job_id / "results.json").read_text())
     assert saved["verdict"] == "blocked"
     assert saved["job_id"] == job_id
+
+
+def test_the_job_records_which_cli_versions_reviewed_it(
+        repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
+    import json
+
+    from mmr.config.paths import jobs_dir
+
+    fake_cli("rev1", stdout=CLEAN)
+    write_user_config({"rev1": {"command": "rev1"}},
+                      defaults={"min_completed_channels": 1})
+    result = run_mmr("review", "--sync", "--channels", "rev1", cwd=repo.root)
+    job = json.loads((jobs_dir() / result.json()["job_id"] / "job.json").read_text())
+    # The fake answers --version with its configured reply (the JSON of CLEAN, one line).
+    assert job["cli_versions"] == {"rev1": json.dumps(CLEAN)}
