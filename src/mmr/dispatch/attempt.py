@@ -10,8 +10,13 @@ what happened                            status     file written
 exit 0 with at least one byte of stdout  completed  ``<ch>.json`` (the stdout)
 exit 0 with no stdout, exit N, a signal  failed     (log text: stderr, else the exit line)
 the executable or cwd is missing         failed     (log text: ``spawn <cmd> ENOENT``)
+stdout over ``MAX_REPLY_BYTES``          failed     (log text: the size; ``<ch>.stdout`` kept)
 the deadline fired first                 timeout    (log text: captured stderr, if any)
 =======================================  =========  =======================================
+
+Stdout is streamed to ``<ch>.stdout`` while the child runs and only its head stays in
+memory, so a runaway channel cannot exhaust mmr's memory (ch. 02 §5.6); the spool file
+is removed as soon as the reply is known to fit.
 
 The log text is returned, not written: the caller writes ``<ch>.log`` once the channel is
 final, after any re-dispatch, so the log describes the outcome that stands.
@@ -34,6 +39,10 @@ from mmr.errors import MmrError
 from mmr.models import ChannelStatus
 from mmr.store.records import iso_timestamp
 
+#: The most stdout mmr keeps in memory and parses from one reply; the rest of a longer
+#: one is only streamed to ``<ch>.stdout`` (a real review is well under 1 MiB).
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+
 
 @dataclass(frozen=True, slots=True)
 class AttemptResult:
@@ -55,11 +64,24 @@ def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
     return expand_argv(channel.command or "", channel.flags, values=values)
 
 
-def settle(outcome: ProcessOutcome, started_at: str) -> AttemptResult:
-    """The §5.8 table: which status a finished process gives, and its log text."""
+def too_large_log(outcome: ProcessOutcome, spool: Path | None) -> str:
+    """The log of a reply over :data:`MAX_REPLY_BYTES` (ch. 02 §5.6: never a silent cut)."""
+    where = f"; the full output is in {spool}" if spool is not None else ""
+    return (f"stdout was {outcome.stdout_bytes} bytes, over the {MAX_REPLY_BYTES} bytes mmr "
+            f"reads from a reply, so it was not parsed{where}")
+
+
+def settle(outcome: ProcessOutcome, started_at: str, spool: Path | None = None) -> AttemptResult:
+    """The §5.8 table: which status a finished process gives, and its log text.
+
+    A reply longer than :data:`MAX_REPLY_BYTES` is ``failed`` whatever the exit code: only
+    its head is in memory, and a review cut short must not pass as a complete one.
+    """
     stderr = outcome.stderr_text() if outcome.stderr else None
     if outcome.timed_out:
         return AttemptResult("timeout", started_at, log=stderr)
+    if outcome.truncated:
+        return AttemptResult("failed", started_at, log=too_large_log(outcome, spool))
     if outcome.rc == 0 and outcome.stdout_bytes > 0:
         return AttemptResult("completed", started_at, raw=outcome.stdout_text())
     return AttemptResult("failed", started_at, log=stderr or outcome.exit_message())
@@ -82,18 +104,21 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
         except MmrError as exc:
             return AttemptResult("failed", None, log=str(exc))
         started_at = await _mark_running(plan, ctx, attempt)
+        spool = await in_thread(ctx.store.stdout_spool_path, ctx.job_id, plan.name)
         request = ProcessRequest(
             tuple(argv), cwd=posture.cwd, env=posture.env,
             stdin=None if prompt_file is not None else plan.prompt.encode("utf-8"),
             prompt_file=prompt_file, timeout_s=plan.timeout_s, stderr=channel.stderr,
-            label=plan.name,
+            label=plan.name, stdout_path=spool, max_capture_bytes=MAX_REPLY_BYTES,
         )
         outcome = await run_process(
             request, on_spawn=lambda pid: ctx.store.write_pid(ctx.job_id, plan.name, pid)
         )
     finally:
         posture.cleanup()
-    result = settle(outcome, started_at)
+    if not outcome.truncated:  # the reply (if any) is in memory and goes to <ch>.json
+        await in_thread(ctx.store.discard_stdout_spool, ctx.job_id, plan.name)
+    result = settle(outcome, started_at, spool)
     if result.raw is not None:
         await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name, result.raw)
     return result

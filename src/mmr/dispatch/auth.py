@@ -20,12 +20,14 @@ import os
 import re
 import shutil
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from mmr.config.channel_schema import HttpChannel, SubprocessAuth, SubprocessChannel
+from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import open_posture
 from mmr.dispatch.placeholders import split_command
 from mmr.dispatch.plan import AuthResult
@@ -144,8 +146,15 @@ async def check_channels(channels: Sequence[tuple[str, Channel | None]], *,
 
     With ``parallel`` the checks run concurrently (Q4: the reference probes one at a
     time, adding up to a minute before anything is dispatched); the results and their
-    order are the same either way.
+    order are the same either way. A SIGINT/SIGTERM meanwhile stops every check's process
+    group and exits 130/143, as during dispatch (§5.9): without it SIGTERM would kill mmr
+    and leave the checks, each in its own session, running.
     """
+    return await run_until_interrupted(partial(_check_all, channels, parallel))
+
+
+async def _check_all(channels: Sequence[tuple[str, Channel | None]],
+                     parallel: bool) -> dict[str, AuthResult]:
     results: dict[str, AuthResult] = {}
 
     async def one(name: str, channel: Channel | None) -> None:

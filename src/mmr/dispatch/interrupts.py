@@ -14,6 +14,7 @@ and the exit code are then the caller's business.
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -41,8 +42,11 @@ def interrupt_log(sig: signal.Signals | None) -> str:
 async def run_until_interrupted(work: Callable[[], Awaitable[T]]) -> T:
     """Await ``work()``; a SIGINT/SIGTERM meanwhile cancels it and exits 130/143.
 
-    Must run in the main thread (signal handlers can only be installed there).
+    Signal handlers can only be installed in the main thread; elsewhere ``work()`` is
+    simply awaited (the main thread's own handling then applies).
     """
+    if threading.current_thread() is not threading.main_thread():
+        return await work()
     result: list[T] = []
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with anyio.create_task_group() as group:

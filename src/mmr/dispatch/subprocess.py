@@ -21,6 +21,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from contextlib import suppress
+from pathlib import Path
 from typing import BinaryIO
 
 import anyio
@@ -163,6 +164,14 @@ async def _supervise(process: Process, req: ProcessRequest, out: _Capture, err: 
     return timed_out
 
 
+def _open_private(path: Path) -> BinaryIO:
+    """``path`` truncated for writing, mode 0600, never through a symlink: a channel's
+    output can quote the prompt, so it is as private as the prompt file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    os.fchmod(fd, 0o600)  # an older file keeps its mode through O_CREAT
+    return os.fdopen(fd, "wb")
+
+
 def _precheck(req: ProcessRequest) -> str | None:
     if req.cwd is not None and not req.cwd.is_dir():
         return f"spawn {req.argv[0]} ENOENT (cwd {req.cwd} does not exist)"
@@ -195,7 +204,7 @@ async def run_process(
     if problem is not None:
         return spawn_failure(req, problem, started, not_found=False)
     try:
-        tee = req.stdout_path.open("wb") if req.stdout_path is not None else None
+        tee = _open_private(req.stdout_path) if req.stdout_path is not None else None
     except OSError as exc:
         return spawn_failure(
             req, f"cannot write stdout to {req.stdout_path}: {exc.strerror}", started,

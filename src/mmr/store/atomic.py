@@ -48,10 +48,17 @@ def dumps_json(value: Any, *, indent: int | None = 2) -> bytes:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create ``path`` (mode 0700, parents as needed); refuse a symlink at ``path``."""
+    """Create ``path`` (mode 0700, parents as needed); refuse a symlink at ``path``.
+
+    Missing parents are created 0700 too (``mkdir(parents=True)`` would leave them at
+    the umask's 0755): a fresh ``~/.mmr`` is as private as the jobs inside it.
+    """
     if path.is_symlink():
         raise OSError(f"refusing to use {path}: it is a symlink")
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    for parent in reversed(path.parents):
+        if not parent.exists():
+            parent.mkdir(mode=DIR_MODE, exist_ok=True)
+    path.mkdir(mode=DIR_MODE, exist_ok=True)
     if not path.is_dir():
         raise NotADirectoryError(f"{path} exists and is not a directory")
 

@@ -85,9 +85,19 @@ class ChannelFiles:
         atomic_write_text(path, prompt)
         return path
 
+    def stdout_spool_path(self, job_id: str, channel: str) -> Path:
+        """``<ch>.stdout``, where a running channel's raw stdout is streamed (its directory
+        is created private). The dispatcher removes it once the reply is in ``<ch>.json``
+        and keeps it only for a reply too large to parse."""
+        return self._write_target(job_id, channel, ".stdout")
+
+    def discard_stdout_spool(self, job_id: str, channel: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._channel_path(job_id, channel, ".stdout").unlink()
+
     def clear_attempt(self, job_id: str, channel: str) -> None:
-        """Delete output, log and pid before a retry, so nothing stale can pass a gate."""
-        for suffix in (".json", ".log", ".pid"):
+        """Delete output, log, pid and spool before a retry, so nothing stale can pass a gate."""
+        for suffix in (".json", ".log", ".pid", ".stdout"):
             with contextlib.suppress(FileNotFoundError):
                 self._channel_path(job_id, channel, suffix).unlink()
 

@@ -52,15 +52,31 @@ class ChannelExistsError(MmrError):
     exit_code = 5
 
 
+class JobStoreUnavailableError(MmrError):
+    """The jobs directory cannot be created or written (exit 1, before anything runs)."""
+
+
+def unavailable(root: Path, exc: OSError) -> JobStoreUnavailableError:
+    """The one-line error for an unusable jobs dir: which path, why, and the fix."""
+    detail = f"{exc.filename or root}: {exc.strerror}" if exc.strerror else str(exc)
+    return JobStoreUnavailableError(
+        f"cannot use the job store: {detail}. Point MMR_HOME at a writable directory "
+        "(default ~/.mmr)")
+
+
 class JobStore(ChannelFiles):
     """Jobs under ``root`` (``mmr.config.paths.jobs_dir()`` in production).
 
-    Opening the store creates ``root`` (§7.1: even ``mmr status`` does).
+    Opening the store creates ``root`` (§7.1: even ``mmr status`` does); a root that
+    cannot be created is a :class:`JobStoreUnavailableError`, not a crash.
     """
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        ensure_private_dir(root)
+        try:
+            ensure_private_dir(root)
+        except OSError as exc:
+            raise unavailable(root, exc) from exc
 
     # -- locations ---------------------------------------------------------------------
 
@@ -109,10 +125,13 @@ class JobStore(ChannelFiles):
             proposed_config_change=proposed_config_change, kind=kind,
             project_root=None if project_root is None else str(project_root),
         )
-        paths = self._claim_job_dir()
-        record.job_id = paths.root.name
-        ensure_private_dir(paths.channels_dir)
-        atomic_write_json(paths.job_json, _disk_form(record))
+        try:
+            paths = self._claim_job_dir()
+            record.job_id = paths.root.name
+            ensure_private_dir(paths.channels_dir)
+            atomic_write_json(paths.job_json, _disk_form(record))
+        except OSError as exc:  # read-only or full disk: say so before anything is dispatched
+            raise unavailable(self.root, exc) from exc
         return record
 
     def _claim_job_dir(self) -> JobPaths:
