@@ -77,21 +77,22 @@ def select_channels(config: MmrConfig, requested: Sequence[str] | None,
 def check_dispatchable(config: MmrConfig, name: str, *, role: ChannelRole = "review") -> None:
     """Raise ChannelSelectionError when ``name`` (canonical) cannot be dispatched by ``role``."""
     channel = config.channels.get(name)
+    shown = _shown(name)
     if channel is None:
         raise ChannelSelectionError(_not_found(config, name))
     if channel.retired:
         replacement = RETIRED_REPLACEMENT.get(name)
         hint = f' — use "{replacement}" instead.' if replacement else "."
-        raise ChannelSelectionError(f'Channel "{name}" is retired and cannot be dispatched{hint}')
+        raise ChannelSelectionError(f'Channel "{shown}" is retired and cannot be dispatched{hint}')
     if channel.abstract:
-        raise ChannelSelectionError(f'Channel "{name}" is abstract and cannot be dispatched')
+        raise ChannelSelectionError(f'Channel "{shown}" is abstract and cannot be dispatched')
     if channel.role != role:
         raise ChannelSelectionError(
-            f'Channel "{name}" has role {channel.role} and cannot be dispatched by {role}'
+            f'Channel "{shown}" has role {channel.role} and cannot be dispatched by {role}'
         )
     if not isinstance(channel, HttpChannel) and not (channel.command or "").strip():
         raise ChannelSelectionError(
-            f'Channel "{name}" is not fully configured (missing command or kind: http)'
+            f'Channel "{shown}" is not fully configured (missing command or kind: http)'
         )
 
 
@@ -100,6 +101,12 @@ def _not_found(config: MmrConfig, name: str) -> str:
 
     known = list(config.channels)
     best = closest(name, known)
+    shown = _shown(name)
     if best is not None:
-        return f'Channel "{name}" not found in config; did you mean "{best}"?'
-    return f'Channel "{name}" not found in config. Known channels: {", ".join(known)}'
+        return f'Channel "{shown}" not found in config; did you mean "{_shown(best)}"?'
+    return f'Channel "{shown}" not found in config. Known channels: {", ".join(map(_shown, known))}'
+
+
+def _shown(name: str) -> str:
+    # Names reach error lines: escape control characters so none can forge a line.
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in name)

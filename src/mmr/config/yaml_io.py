@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Any
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.nodes import MappingNode, Node
+from yaml.nodes import MappingNode, Node, SequenceNode
 from yaml.resolver import BaseResolver
 
 from mmr.errors import ConfigError
@@ -33,6 +34,9 @@ _TIMESTAMP = re.compile(
     r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}"
     r"(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$"
 )
+
+
+_MAX_EXACT_INT_DIGITS = 308  # longer decimal integers may not fit a float
 
 
 class _CoreResolver(BaseResolver):
@@ -52,13 +56,18 @@ for _tag, _pattern, _first in (
 class _CoreConstructor(SafeConstructor):
     """SafeConstructor with 1.2 numbers and duplicate-key detection."""
 
-    def construct_yaml_int(self, node: Node) -> int:
+    def construct_core_int(self, node: Node) -> int | float:
         text = str(self.construct_scalar(node))  # type: ignore[arg-type]
         if text.startswith("0o"):
-            return int(text[2:], 8)
-        if text.startswith("0x"):
-            return int(text[2:], 16)
-        return int(text, 10)  # leading zeros are decimal in 1.2: 0777 is 777
+            value = int(text[2:], 8)
+        elif text.startswith("0x"):
+            value = int(text[2:], 16)
+        elif len(text) > _MAX_EXACT_INT_DIGITS:
+            return float(text)  # as JavaScript reads it (Infinity), not int()'s digit limit
+        else:
+            value = int(text, 10)  # leading zeros are decimal in 1.2: 0777 is 777
+        # JavaScript numbers are doubles: an integer beyond their range is Infinity.
+        return value if value <= sys.float_info.max else math.inf
 
     def construct_yaml_float(self, node: Node) -> float:
         text = str(self.construct_scalar(node)).lower()  # type: ignore[arg-type]
@@ -86,7 +95,7 @@ class _CoreConstructor(SafeConstructor):
 
     yaml_constructors = {  # noqa: RUF012 - PyYAML's registry is a class attribute by design
         **SafeConstructor.yaml_constructors,
-        "tag:yaml.org,2002:int": construct_yaml_int,
+        "tag:yaml.org,2002:int": construct_core_int,
         "tag:yaml.org,2002:float": construct_yaml_float,
     }
 
@@ -132,16 +141,81 @@ if yaml.__with_libyaml__:
     _Loader = _FastLoader
 
 
+#: Aliases may repeat a value, but not blow a small file up into millions of them.
+MAX_EXPANDED_NODES = 100_000
+#: Far deeper than any config; keeps every recursive walker after the reader safe.
+MAX_DEPTH = 100
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def check_node_graph(root: Node) -> None:
+    """Refuse alias cycles, alias bombs and deep nesting before anything is constructed.
+
+    The composer shares one node per anchor, so a "billion laughs" file is small here;
+    this walk (iterative, each node once) measures the size and depth it would have with
+    every alias expanded, which is what the merge, provenance and validation steps see.
+    """
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if finished:
+            on_path.discard(key)
+            size[key] = min(1 + sum(size[id(c)] for c in children), MAX_EXPANDED_NODES + 1)
+            height[key] = 1 + max((height[id(c)] for c in children), default=0)
+            continue
+        if key in size:
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in on_path:
+                raise ConstructorError(None, None, "recursive alias: a value contains itself",
+                                       child.start_mark)
+            stack.append((child, False))
+    if height[id(root)] > MAX_DEPTH:
+        raise ConstructorError(None, None, f"nested more than {MAX_DEPTH} levels deep",
+                               root.start_mark)
+    if size[id(root)] > MAX_EXPANDED_NODES and len(size) <= MAX_EXPANDED_NODES:
+        raise ConstructorError(
+            None, None, f"aliases expand the document to more than {MAX_EXPANDED_NODES:,} "
+            "values; write the repeated values out instead", root.start_mark)
+
+
 def parse_yaml(text: str, label: str) -> Any:
     """Parse one YAML 1.2 document; ``None`` for an empty or comment-only document."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except UnicodeEncodeError:  # libyaml reads UTF-8: a lone surrogate cannot be encoded
+        raise ConfigError(f"Failed to parse {label}: the text is not valid Unicode "
+                          "(it holds a lone surrogate)") from None
     try:
         node = loader.get_single_node()
-        return None if node is None else loader.construct_document(node)
+        if node is None:
+            return None
+        check_node_graph(node)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise ConfigError(f"Failed to parse {label}: {_describe(exc)}") from None
     except (ValueError, OverflowError) as exc:  # e.g. a timestamp-shaped 2024-13-45
         raise ConfigError(f"Failed to parse {label}: {exc}") from None
+    except (LookupError, AttributeError, TypeError):  # e.g. "!!bool x", "!!timestamp x"
+        raise ConfigError(f"Failed to parse {label}: a value does not match its "
+                          "explicit YAML tag") from None
+    except RecursionError:  # the pure-Python composer recurses once per nesting level
+        raise ConfigError(f"Failed to parse {label}: nested more than {MAX_DEPTH} levels "
+                          "deep") from None
     finally:
         loader.dispose()
 

@@ -104,5 +104,7 @@ def read_input(source: str, stdin: TextIO | None = None) -> str:
         if exc.errno == errno.ENAMETOOLONG:
             raise not_found from None
         raise ReconcileInputError(str(exc)) from None
-    except (UnicodeDecodeError, ValueError) as exc:
+    except UnicodeDecodeError as exc:
         raise ReconcileInputError(f"Input {source!r} is not UTF-8 text: {exc}") from None
+    except ValueError:  # a NUL in the name: no file can have it
+        raise not_found from None

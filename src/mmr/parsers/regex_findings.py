@@ -63,7 +63,7 @@ def compile_js_regex(pattern: str, flags: str) -> re.Pattern[str]:
         bits |= _FLAG_BITS.get(flag, 0)
     try:
         return re.compile(translate_js_pattern(pattern, multiline="m" in flags), bits)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:  # a{4294967296}, 3000 nested (
         raise ValueError(f"Invalid regular expression: /{pattern}/{flags}: {exc}") from None
 
 

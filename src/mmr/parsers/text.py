@@ -52,7 +52,19 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"Unexpected token {name} in JSON")
 
 
-JSON_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+# Longer digit runs may not fit a float; below this every int converts exactly as JS would.
+_MAX_EXACT_INT_DIGITS = 308
+
+
+def _parse_int(digits: str) -> int | float:
+    # JavaScript reads every number as a double, so a 10,000-digit integer is Infinity
+    # there; Python's int() refuses more than 4,300 digits, which failed the whole reply.
+    if len(digits) > _MAX_EXACT_INT_DIGITS:
+        return float(digits)
+    return int(digits)
+
+
+JSON_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_parse_int)
 
 
 def decode_json(text: str) -> Any:

@@ -197,7 +197,7 @@ def _read_ack_file(path: Path, key: str) -> tuple[AckRecord | None, str | None]:
         return None, data
     try:
         value = json.loads(data.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a planted file nested too deep
         return None, "not valid JSON"
     problem = ack_record_problem(value, key)
     if problem is not None:

@@ -25,6 +25,7 @@ _OCTAL_ESCAPE = re.compile(r"[0-7]{3}")
 _HEADER_PREFIXES = ("--- ", "+++ ")
 _NAME_LINES = ("rename from ", "rename to ", "copy from ", "copy to ")
 _GIT_HEADER = "diff --git "
+_B_SIDE = re.compile(" (?=b/)")
 _C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
@@ -56,12 +57,20 @@ def _unquote(text: str) -> tuple[str, str]:
             if nxt in _C_ESCAPES:
                 out.append(_C_ESCAPES[nxt])
             else:
-                out.extend(nxt.encode("utf-8", "surrogateescape"))
+                out.extend(_char_bytes(nxt))
             i += 2
             continue
-        out.extend(ch.encode("utf-8", "surrogateescape"))
+        out.extend(_char_bytes(ch))
         i += 1
     return out.decode("utf-8", "replace"), text[i + 1 :]
+
+
+def _char_bytes(char: str) -> bytes:
+    """UTF-8 of one character; a byte smuggled in by ``surrogateescape`` is that byte."""
+    try:
+        return char.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # any other lone surrogate: not text, read it as U+FFFD
+        return "\ufffd".encode()
 
 
 def _name(text: str) -> str:
@@ -80,13 +89,17 @@ def _git_header_names(rest: str) -> list[str]:
     if rest.endswith('"') and ' "' in rest:
         first, second = rest.split(' "', 1)
         return [first, _unquote('"' + second)[0]]
-    splits = [m.start() for m in re.finditer(" ", rest)]
-    pairs = [(rest[:i], rest[i + 1 :]) for i in splits]
-    for a, b in pairs:
-        if _strip_side_prefix(a) == _strip_side_prefix(b):
-            return [a, b]
-    prefixed = [(a, b) for a, b in pairs if b.startswith("b/")]
-    return list(prefixed[0]) if len(prefixed) == 1 else []
+    # A space at i leaves sides of i and len - i - 1 characters; equal once a 2-character
+    # a/ or b/ is dropped from either, they put 2i at len - 3, len - 1 or len + 1. Trying
+    # only those keeps a long header linear (splitting at every space was quadratic).
+    for twice in (len(rest) - 3, len(rest) - 1, len(rest) + 1):
+        i = twice // 2
+        if twice % 2 == 0 and 0 <= i < len(rest) and rest[i] == " ":
+            a, b = rest[:i], rest[i + 1 :]
+            if _strip_side_prefix(a) == _strip_side_prefix(b):
+                return [a, b]
+    prefixed = [m.start() for m in _B_SIDE.finditer(rest)]
+    return [rest[: prefixed[0]], rest[prefixed[0] + 1 :]] if len(prefixed) == 1 else []
 
 
 def _diff_names(diff_text: str) -> Iterator[str]:

@@ -59,7 +59,9 @@ _VALUES: tuple[tuple[CredentialKind, re.Pattern[str]], ...] = (
     ("access-token", re.compile(r"x-access-token:(?P<value>[^@\s]+)")),
     ("authorization", re.compile(r"Authorization:[ \t]*(?P<value>\S.*)")),
     ("aws-secret-key", re.compile(
-        r"(?<![A-Za-z0-9_.-])(?i:[A-Za-z0-9_.-]*aws_secret_access_key[A-Za-z0-9_.-]*)"
+        # Atomic and possessive: the name is the whole identifier, never re-split, so a
+        # long run of "aws_secret_access_key" stays linear (backtracking was quadratic).
+        r"(?<![A-Za-z0-9_.-])(?i:(?>[A-Za-z0-9_.-]*?aws_secret_access_key)[A-Za-z0-9_.-]*+)"
         + _ASSIGN
         + r"""["']?(?P<value>[A-Za-z0-9/+=]{20,})""")),
 )

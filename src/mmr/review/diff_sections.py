@@ -18,6 +18,7 @@ _HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _GIT_OPENERS = ("diff --git ", "diff --cc ", "diff --combined ")
 _NAME_LINES = ("rename from ", "rename to ", "copy from ", "copy to ")
 _ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, '"': 34, "\\": 92}
+_OCTAL = re.compile(r"[0-7]{3}")
 _PREFIX_LETTERS = "abciwo"  # git's a/ b/ and its mnemonic prefixes
 
 
@@ -55,16 +56,24 @@ def unquote(text: str) -> tuple[str, str]:
         char = text[i]
         if char == "\\" and i + 1 < len(text):
             nxt = text[i + 1]
-            if nxt in "01234567":
+            if _OCTAL.fullmatch(text, i + 1, i + 4):  # git writes exactly three digits
                 out.append(int(text[i + 1:i + 4], 8) & 0xFF)
                 i += 4
                 continue
-            out.append(_ESCAPES.get(nxt, ord(nxt)))
+            out.extend(bytes([_ESCAPES[nxt]]) if nxt in _ESCAPES else _char_bytes(nxt))
             i += 2
             continue
-        out.extend(char.encode("utf-8", errors="surrogateescape"))
+        out.extend(_char_bytes(char))
         i += 1
     return out.decode("utf-8", errors="replace"), text[i + 1:]
+
+
+def _char_bytes(char: str) -> bytes:
+    """UTF-8 of one character; a byte smuggled in by ``surrogateescape`` is that byte."""
+    try:
+        return char.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:  # any other lone surrogate: not text, read it as U+FFFD
+        return "\ufffd".encode()
 
 
 def _marker_path(value: str) -> str:

@@ -119,6 +119,8 @@ def _read_diff_file(name: str, cwd: Path, stdin: BinaryIO | None) -> str:
             raise DiffError(f"--diff path is a directory, not a diff file: {name}") from None
         except OSError as exc:
             raise DiffError(f"cannot read --diff file {name}: {exc.strerror or exc}") from None
+        except ValueError:  # a NUL in the name: no file can have it
+            raise DiffError(f"--diff file not found: {name!r}") from None
     return data.decode("utf-8", errors="replace")
 
 
