@@ -17,6 +17,7 @@ _METHOD_LEVELS = {
     "debug": _DEBUG, "info": _INFO, "msg": _INFO, "warning": _WARNING, "warn": _WARNING,
     "error": _ERROR, "exception": _ERROR, "critical": _CRITICAL, "fatal": _CRITICAL,
 }
+#: ``configured`` is the threshold structlog was last configured with (False: never).
 _state: dict[str, Any] = {"configured": False, "level": None}
 
 
@@ -33,6 +34,7 @@ def configure(verbose: bool = False) -> None:
 
     if verbose:
         _state["level"] = _DEBUG
+    level = _threshold()
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,
@@ -40,11 +42,11 @@ def configure(verbose: bool = False) -> None:
             structlog.processors.format_exc_info,
             structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"]),
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(_threshold()),
+        wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
-    _state["configured"] = True
+    _state["configured"] = level
 
 
 class _CurrentStderr:
@@ -79,7 +81,7 @@ class LazyLogger:
             return _noop
         import structlog
 
-        if not _state["configured"]:
+        if _state["configured"] != _threshold():  # first use, or MMR_DEBUG changed since
             configure()
         real = structlog.get_logger(self._name)
         if self._bindings:

@@ -27,3 +27,13 @@ def test_only_mmr_log_imports_structlog():
         )
     ]
     assert offenders == []
+
+
+def test_mmr_debug_set_after_the_first_record_still_enables_debug(monkeypatch, capsys):
+    from mmr.log import get_logger
+
+    monkeypatch.delenv("MMR_DEBUG", raising=False)
+    get_logger("t").warning("first.record")  # configures structlog at the warning level
+    monkeypatch.setenv("MMR_DEBUG", "1")
+    get_logger("t").debug("later.debug.record")
+    assert "later.debug.record" in capsys.readouterr().err
