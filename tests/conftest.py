@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.fakes.plugin"]
+pytest_plugins = ["tests.fakes.plugin", "tests.cli_runner"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

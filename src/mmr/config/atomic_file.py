@@ -8,6 +8,9 @@ from the moment it exists; an existing file keeps its mode (a 0644 file stays 06
 Symlinks: the project ``.mmr.yaml`` is never written through one (a pull request controls
 it, so it could point anywhere); the user file's link is followed and its *target* is
 replaced atomically, which keeps dotfile managers working (the link stays a link).
+
+This module is the config policy (symlinks, modes, exclusive creation, rollback); the
+write itself is the store's (:mod:`mmr.store.atomic`).
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
-NEW_FILE_MODE = 0o600
-NEW_DIR_MODE = 0o700
+from mmr.store.atomic import DIR_MODE as NEW_DIR_MODE
+from mmr.store.atomic import FILE_MODE as NEW_FILE_MODE
+from mmr.store.atomic import atomic_write_bytes, fsync_dir, remove_if_present, write_temp
 
 
 class SymlinkRefused(OSError):
@@ -62,13 +65,7 @@ def replace_file(path: Path, data: bytes, *, follow_symlink: bool) -> Path:
         mode: int = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = NEW_FILE_MODE
-    tmp = _write_temp(target, data, mode)
-    try:
-        tmp.replace(target)
-    except BaseException:
-        _remove(tmp)
-        raise
-    _fsync_dir(target.parent)
+    atomic_write_bytes(target, data, mode=mode)
     return target
 
 
@@ -78,7 +75,7 @@ def create_file(path: Path, data: bytes) -> None:
     The temp file is hard-linked into place, which fails if a file (or a symlink) appeared
     at ``path`` meanwhile: ``FileExistsError``.
     """
-    tmp = _write_temp(path, data, NEW_FILE_MODE)
+    tmp = write_temp(path, data, NEW_FILE_MODE)
     try:
         try:
             os.link(tmp, path, follow_symlinks=False)
@@ -87,8 +84,8 @@ def create_file(path: Path, data: bytes) -> None:
                 raise FileExistsError(errno.EEXIST, "File exists", str(path)) from None
             _create_exclusive(path, data)  # a filesystem without hard links
     finally:
-        _remove(tmp)
-    _fsync_dir(path.parent)
+        remove_if_present(tmp)
+    fsync_dir(path.parent)
 
 
 def restore_snapshot(path: Path, snapshot: bytes | None, *, follow_symlink: bool) -> None:
@@ -105,43 +102,9 @@ def ensure_parent_dir(path: Path) -> None:
     path.parent.mkdir(mode=NEW_DIR_MODE, parents=True, exist_ok=True)
 
 
-def _write_temp(target: Path, data: bytes, mode: int) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    tmp = Path(name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        _remove(tmp)
-        raise
-    return tmp
-
-
 def _create_exclusive(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, NEW_FILE_MODE)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _remove(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-
-
-def _fsync_dir(directory: Path) -> None:
-    # Makes the rename durable; some filesystems refuse fsync on a directory.
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

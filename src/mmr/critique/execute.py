@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from mmr.config.loaded import LoadedConfig
 from mmr.critique.context import RepoContext
@@ -44,22 +43,15 @@ from mmr.critique.synthesis import (
     synthesizer_channel,
 )
 from mmr.dispatch.auth import auth_status_to_channel_status, gate_update
-from mmr.dispatch.plan import AuthResult, ChannelEvent, ChannelOutcome, ChannelPlan, DispatchContext
+from mmr.dispatch.plan import AuthResult, ChannelOutcome, ChannelPlan, DispatchContext
 from mmr.log import get_logger
 from mmr.models import Severity, TrustMode
+from mmr.review.run import Progress
 from mmr.store.jobs import JobStore
 from mmr.store.records import ChannelJobEntry
 
 #: The critique job records the review's default threshold; nothing reads it (no gate).
 JOB_FIX_THRESHOLD: Severity = "P2"
-
-
-class Progress(Protocol):
-    """Live per-channel progress (:class:`mmr.review.progress.ProgressDisplay`)."""
-
-    def __call__(self, event: ChannelEvent) -> None: ...
-
-    def showing(self, channels: Sequence[str]) -> AbstractContextManager[None]: ...
 
 
 @dataclass(frozen=True)

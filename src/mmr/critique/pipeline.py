@@ -9,10 +9,9 @@ the :class:`CritiqueOutcome`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from mmr.config.loaded import Channel, LoadedConfig, ProjectText
 from mmr.config.loader import load_config
@@ -20,7 +19,6 @@ from mmr.config.selection import select_channels
 from mmr.critique.context import RepoContext, build_repo_context
 from mmr.critique.execute import (
     CritiqueSetup,
-    Progress,
     create_critique_job,
     gate_entry,
     run_critique_job,
@@ -37,6 +35,7 @@ from mmr.critique.session import CritiqueSessionStore, SessionRound, critique_se
 from mmr.critique.text import render_text
 from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.review.inputs import DiffRequest
+from mmr.review.run import ReviewIO
 from mmr.review.trust import CONFIG_WARNING, TrustContext, TrustFlags, resolve_trust
 from mmr.store.jobs import JobStore
 
@@ -45,18 +44,9 @@ NOTHING_PASSED = "No channels passed auth — emitting an empty critique. Run `m
 __all__ = ["CritiqueIO", "CritiqueOutcome", "CritiqueRequest", "run_critique"]
 
 
-@dataclass(frozen=True)
-class CritiqueIO:
-    """The critique's surroundings: where it runs, where notices go, what draws progress."""
-
-    cwd: Path
-    notice_sink: Callable[[str], None]
-    stdin: BinaryIO | None = None
-    progress: Progress | None = None
-
-    def notice(self, line: str | None) -> None:
-        if line:
-            self.notice_sink(line)
+#: The critique's surroundings (where it runs, where notices go, what draws progress) are
+#: a review's.
+CritiqueIO = ReviewIO
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,17 @@ def is_gate_document(results: ReconciledResults) -> bool:
     return results.job_id is None
 
 
+def proposal_parts(results: ReconciledResults, *, config_file: str) -> list[str]:
+    """What a trust-mode run proposes, for the trust line: ``proposed <config_file> change``
+    and ``proposed acks: N`` (each only when there is one)."""
+    parts = []
+    if results.proposed_config_change:
+        parts.append(f"proposed {config_file} change")
+    if results.proposed_acks:
+        parts.append(f"proposed acks: {len(results.proposed_acks)}")
+    return parts
+
+
 def telemetry_parts(telemetry: Telemetry | None) -> list[str]:
     """``tokens in 1,234``, ``out 56``, ``context 200,000``, ``cost $0.0123``, ``turns 3``."""
     if telemetry is None:

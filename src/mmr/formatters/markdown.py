@@ -9,7 +9,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from mmr.formatters.labels import is_gate_document, telemetry_parts, verdict_label
+from mmr.formatters.labels import (
+    is_gate_document,
+    proposal_parts,
+    telemetry_parts,
+    verdict_label,
+)
 
 if TYPE_CHECKING:
     from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults
@@ -52,12 +57,8 @@ def _job_line(results: ReconciledResults) -> str:
 
 
 def _trust_line(results: ReconciledResults) -> str:
-    segments = [f"**Trust:** {results.trust_mode}"]
-    if results.proposed_config_change:
-        segments.append("proposed `.mmr.yaml` change")
-    if results.proposed_acks:
-        segments.append(f"proposed acks: {len(results.proposed_acks)}")
-    return " | ".join(segments)
+    proposals = proposal_parts(results, config_file="`.mmr.yaml`")
+    return " | ".join([f"**Trust:** {results.trust_mode}", *proposals])
 
 
 def _finding_row(finding: ReconciledFinding) -> str:

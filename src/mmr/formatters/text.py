@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from mmr.formatters.labels import (
     DEGRADED_STATUSES,
     is_gate_document,
+    proposal_parts,
     telemetry_parts,
     verdict_label,
 )
@@ -55,12 +56,8 @@ def _counts_line(results: ReconciledResults) -> str:
 
 
 def _trust_line(results: ReconciledResults) -> str:
-    segments = [f"Trust: {results.trust_mode}"]
-    if results.proposed_config_change:
-        segments.append("proposed .mmr.yaml change")
-    if results.proposed_acks:
-        segments.append(f"proposed acks: {len(results.proposed_acks)}")
-    return " | ".join(segments)
+    proposals = proposal_parts(results, config_file=".mmr.yaml")
+    return " | ".join([f"Trust: {results.trust_mode}", *proposals])
 
 
 def _finding_lines(finding: ReconciledFinding) -> list[str]:

@@ -19,14 +19,13 @@ from collections.abc import Collection, Iterator, Sequence
 from mmr.models import Finding
 from mmr.reconcile.jstext import trim
 from mmr.reconcile.normalize import strip_line_span
+from mmr.review.diff_names import header_name, unquote
 
 _SLASH_RUN = re.compile(r"/{2,}")
-_OCTAL_ESCAPE = re.compile(r"[0-7]{3}")
 _HEADER_PREFIXES = ("--- ", "+++ ")
 _NAME_LINES = ("rename from ", "rename to ", "copy from ", "copy to ")
 _GIT_HEADER = "diff --git "
 _B_SIDE = re.compile(" (?=b/)")
-_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
 def normalize_path(path: str) -> str:
@@ -41,54 +40,15 @@ def _strip_side_prefix(path: str) -> str:
     return path[2:] if path.startswith(("a/", "b/")) else path
 
 
-def _unquote(text: str) -> tuple[str, str]:
-    """Split a C-quoted name (as git writes unusual paths) from the text after it."""
-    out = bytearray()
-    i = 1
-    while i < len(text) and text[i] != '"':
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text):
-            octal = text[i + 1 : i + 4]
-            if _OCTAL_ESCAPE.fullmatch(octal):
-                out.append(int(octal, 8) & 0xFF)
-                i += 4
-                continue
-            nxt = text[i + 1]
-            if nxt in _C_ESCAPES:
-                out.append(_C_ESCAPES[nxt])
-            else:
-                out.extend(_char_bytes(nxt))
-            i += 2
-            continue
-        out.extend(_char_bytes(ch))
-        i += 1
-    return out.decode("utf-8", "replace"), text[i + 1 :]
-
-
-def _char_bytes(char: str) -> bytes:
-    """UTF-8 of one character; a byte smuggled in by ``surrogateescape`` is that byte."""
-    try:
-        return char.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # any other lone surrogate: not text, read it as U+FFFD
-        return "\ufffd".encode()
-
-
-def _name(text: str) -> str:
-    """One file name from a header: quoted or not, without git's trailing tab."""
-    if text.startswith('"'):
-        return _unquote(text)[0]
-    return text.split("\t", 1)[0]
-
-
 def _git_header_names(rest: str) -> list[str]:
     """Both names of ``diff --git a/x b/y``; ambiguous unquoted names with spaces are
     split where the two sides name the same file (the common, non-rename case)."""
     if rest.startswith('"'):
-        first, after = _unquote(rest)
-        return [first, _name(after.lstrip(" "))]
+        first, after = unquote(rest)
+        return [first, header_name(after.lstrip(" "))]
     if rest.endswith('"') and ' "' in rest:
         first, second = rest.split(' "', 1)
-        return [first, _unquote('"' + second)[0]]
+        return [first, unquote('"' + second)[0]]
     # A space at i leaves sides of i and len - i - 1 characters; equal once a 2-character
     # a/ or b/ is dropped from either, they put 2i at len - 3, len - 1 or len + 1. Trying
     # only those keeps a long header linear (splitting at every space was quadratic).
@@ -106,11 +66,11 @@ def _diff_names(diff_text: str) -> Iterator[str]:
     for raw in diff_text.split("\n"):
         line = raw.removesuffix("\r")
         if line.startswith(_HEADER_PREFIXES):
-            yield _strip_side_prefix(_name(line[4:]))
+            yield _strip_side_prefix(header_name(line[4:]))
         elif line.startswith(_GIT_HEADER):
             yield from map(_strip_side_prefix, _git_header_names(line[len(_GIT_HEADER) :]))
         elif line.startswith(_NAME_LINES):
-            yield _name(line.split(" ", 2)[2])
+            yield header_name(line.split(" ", 2)[2])
 
 
 def touched_paths(diff_text: str) -> frozenset[str]:

@@ -14,11 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from mmr.review.diff_names import header_name, unquote
+
+__all__ = ["FileSection", "exclude_sections", "normalize_pattern", "pathspec_matches",
+           "split_sections", "unquote"]
+
 _HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _GIT_OPENERS = ("diff --git ", "diff --cc ", "diff --combined ")
 _NAME_LINES = ("rename from ", "rename to ", "copy from ", "copy to ")
-_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, '"': 34, "\\": 92}
-_OCTAL = re.compile(r"[0-7]{3}")
 _PREFIX_LETTERS = "abciwo"  # git's a/ b/ and its mnemonic prefixes
 
 
@@ -46,41 +49,6 @@ class FileSection:
             self.paths.append(path)
         if new and path:
             self.new_path = path
-
-
-def unquote(text: str) -> tuple[str, str]:
-    """Decode a C-quoted git path at the start of ``text``; return it and what follows."""
-    out = bytearray()
-    i = 1
-    while i < len(text) and text[i] != '"':
-        char = text[i]
-        if char == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            if _OCTAL.fullmatch(text, i + 1, i + 4):  # git writes exactly three digits
-                out.append(int(text[i + 1:i + 4], 8) & 0xFF)
-                i += 4
-                continue
-            out.extend(bytes([_ESCAPES[nxt]]) if nxt in _ESCAPES else _char_bytes(nxt))
-            i += 2
-            continue
-        out.extend(_char_bytes(char))
-        i += 1
-    return out.decode("utf-8", errors="replace"), text[i + 1:]
-
-
-def _char_bytes(char: str) -> bytes:
-    """UTF-8 of one character; a byte smuggled in by ``surrogateescape`` is that byte."""
-    try:
-        return char.encode("utf-8", errors="surrogateescape")
-    except UnicodeEncodeError:  # any other lone surrogate: not text, read it as U+FFFD
-        return "\ufffd".encode()
-
-
-def _marker_path(value: str) -> str:
-    """The path of a ``---``/``+++`` line (quoted, or cut at the tab before a timestamp)."""
-    if value.startswith('"'):
-        return unquote(value)[0]
-    return value.split("\t", 1)[0]
 
 
 def _git_line_paths(rest: str) -> tuple[str, str] | None:
@@ -163,11 +131,11 @@ class _Splitter:
                 section.add_path(_strip_prefix(old, self.prefixes[0]))
                 section.add_path(_strip_prefix(new, self.prefixes[1]), new=True)
         elif line.startswith(("diff --cc ", "diff --combined ")):
-            section.add_path(_marker_path(line.split(" ", 2)[2]), new=True)
+            section.add_path(header_name(line.split(" ", 2)[2]), new=True)
         elif line.startswith(("--- ", "+++ ")):
             is_new = line.startswith("+")
             section.saw_old_header = section.saw_old_header or not is_new
-            path = _marker_path(line[4:])
+            path = header_name(line[4:])
             if section.git_format:
                 section.add_path(_strip_prefix(path, self.prefixes[is_new]), new=is_new)
             else:

@@ -9,6 +9,10 @@ new one, never a prefix of the new one, and two writers never interleave inside 
 so by default a write never goes *through* a symlink. Callers that must keep a user's
 link (the user config file, ch. 01) pass ``follow_symlinks=True``: the link's final
 target is then replaced atomically and the link itself is left alone.
+
+This is mmr's one implementation of the temp-file-fsync-rename write: the config writer
+(:mod:`mmr.config.atomic_file`) builds its symlink and mode policy on :func:`write_temp`,
+:func:`atomic_write_bytes` and :func:`fsync_dir`.
 """
 
 from __future__ import annotations
@@ -63,22 +67,18 @@ def ensure_private_dir(path: Path) -> None:
         raise NotADirectoryError(f"{path} exists and is not a directory")
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, follow_symlinks: bool = False) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file + fsync + rename), mode 0600."""
+def atomic_write_bytes(path: Path, data: bytes, *, follow_symlinks: bool = False,
+                       mode: int = FILE_MODE) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file + fsync + rename), mode 0600
+    unless ``mode`` says otherwise."""
     target = Path(os.path.realpath(path)) if follow_symlinks else path
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = write_temp(target, data, mode)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), FILE_MODE)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(tmp_name).replace(target)
+        tmp.replace(target)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            Path(tmp_name).unlink()
+        remove_if_present(tmp)
         raise
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
 
 
 def atomic_write_text(path: Path, text: str, *, follow_symlinks: bool = False) -> None:
@@ -106,8 +106,35 @@ def read_text_nofollow(path: Path) -> str:
     return read_bytes_nofollow(path).decode("utf-8", "surrogateescape")
 
 
-def _fsync_dir(directory: Path) -> None:
-    # Makes the rename itself durable; some filesystems refuse fsync on a directory.
+def write_temp(target: Path, data: bytes, mode: int) -> Path:
+    """``data``, fsynced, in a new uniquely named file beside ``target`` with ``mode``.
+
+    The name is unpredictable (``mkstemp``) and the mode is set before any byte is
+    written; on failure the temp file is removed. The caller renames or links it.
+    """
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        remove_if_present(tmp)
+        raise
+    return tmp
+
+
+def remove_if_present(path: Path) -> None:
+    """Unlink ``path``; a file that is already gone is fine."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or link in ``directory`` durable (best effort)."""
+    # Some filesystems refuse fsync on a directory.
     try:
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:

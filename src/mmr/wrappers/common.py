@@ -1,4 +1,5 @@
-"""What both wrapper commands share: an argparse parser that exits 1, and the error boundary.
+"""What both wrapper commands share: an argparse parser that exits 1, the sub-session
+flags both specs define alike, and the entry point's parse-then-guard sequence.
 
 The wrappers' specs reserve exit 2 and 3 for "MiniMax failed" and "failed the gate", so a
 usage error must not exit 2 as argparse's does by default.
@@ -12,6 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 USAGE_EXIT = 1
+DEFAULT_MAX_TURNS = 40
+DEFAULT_TIMEOUT_S = 540
 
 
 class WrapperArgumentParser(argparse.ArgumentParser):
@@ -23,6 +26,33 @@ class WrapperArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(USAGE_EXIT, f"{self.prog}: error: {message}\n")
+
+
+def add_budget_flags(parser: argparse.ArgumentParser) -> None:
+    """``--max-turns`` and ``--timeout``, with the defaults both specs give them."""
+    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, metavar="N",
+                        help=f"sub-session turn cap (default {DEFAULT_MAX_TURNS})")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECS",
+                        help=f"internal timeout in seconds (default {DEFAULT_TIMEOUT_S})")
+
+
+def add_model_flags(parser: argparse.ArgumentParser, *, m3_help: str,
+                    default_effort: str) -> None:
+    """``--m3`` (the bigger model) and ``--effort`` (its thinking depth)."""
+    parser.add_argument("--m3", action="store_true", help=m3_help)
+    parser.add_argument("--effort", metavar="LEVEL",
+                        help=f"thinking depth low|medium|high|xhigh|max (default {default_effort})")
+
+
+def run_wrapper(parser: argparse.ArgumentParser, action: Callable[[argparse.Namespace], int],
+                argv: Sequence[str] | None) -> int:
+    """A wrapper's ``main``: parse ``argv`` (default: the process's own arguments), then run
+    ``action`` on the namespace inside :func:`run_guarded`; its exit code."""
+    args = parse_args(parser, argv)
+    if isinstance(args, int):
+        return args
+    shown = list(sys.argv[1:] if argv is None else argv)
+    return run_guarded(parser.prog, lambda: action(args), shown)
 
 
 def parse_args(parser: argparse.ArgumentParser,

@@ -11,12 +11,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from mmr.wrappers.common import WrapperArgumentParser, parse_args, run_guarded, stderr_line
+from mmr.wrappers.common import (
+    WrapperArgumentParser,
+    add_budget_flags,
+    add_model_flags,
+    run_wrapper,
+    stderr_line,
+)
 
 PROG = "explore-minimax-run"
 CHANNEL = "minimax-explore"
-DEFAULT_MAX_TURNS = 40
-DEFAULT_TIMEOUT_S = 540
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,27 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where the answer text is written")
     parser.add_argument("--breadth", choices=("medium", "very-thorough"), default="medium",
                         help="medium (stop when answered) or very-thorough (full sweep)")
-    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, metavar="N",
-                        help="sub-session turn cap (default 40)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECS",
-                        help="internal timeout in seconds (default 540)")
-    parser.add_argument("--m3", action="store_true",
-                        help="use MiniMax-M3 instead of MiniMax-M3.1-Flash; no effort is "
-                             "sent unless --effort is given")
-    parser.add_argument("--effort", metavar="LEVEL",
-                        help="thinking depth low|medium|high|xhigh|max (default medium)")
+    add_budget_flags(parser)
+    add_model_flags(parser, default_effort="medium",
+                    m3_help="use MiniMax-M3 instead of MiniMax-M3.1-Flash; no effort is "
+                            "sent unless --effort is given")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point: parse, explore, write ``--out``, return the exit code."""
-    import sys
-
-    args = parse_args(build_parser(), argv)
-    if isinstance(args, int):
-        return args
-    shown = list(sys.argv[1:] if argv is None else argv)
-    return run_guarded(PROG, lambda: _explore(args), shown)
+    return run_wrapper(build_parser(), _explore, argv)
 
 
 def _explore(args: argparse.Namespace) -> int:

@@ -17,7 +17,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from mmr.wrappers.common import WrapperArgumentParser, parse_args, run_guarded, stderr_line
+from mmr.wrappers.common import (
+    WrapperArgumentParser,
+    add_budget_flags,
+    add_model_flags,
+    run_wrapper,
+    stderr_line,
+)
 
 PROG = "review-minimax-run"
 
@@ -38,28 +44,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="extra checklist from templates.NAME.criteria (agent-runtimes)")
     parser.add_argument("--max-diff-lines", type=int, default=6000, metavar="N",
                         help="diff budget; larger diffs exit 1 (default 6000)")
-    parser.add_argument("--max-turns", type=int, default=40, metavar="N",
-                        help="sub-session turn cap (default 40)")
-    parser.add_argument("--timeout", type=float, default=540, metavar="SECS",
-                        help="internal timeout in seconds (default 540)")
+    add_budget_flags(parser)
     parser.add_argument("--dryrun", "-n", action="store_true", dest="dry_run",
                         help="print config, inputs, prompt and command line; invoke nothing")
-    parser.add_argument("--m3", action="store_true",
-                        help="use MiniMax-M3[1m]; no effort is sent unless --effort is given")
-    parser.add_argument("--effort", metavar="LEVEL",
-                        help="thinking depth low|medium|high|xhigh|max (default max)")
+    add_model_flags(parser, default_effort="max",
+                    m3_help="use MiniMax-M3[1m]; no effort is sent unless --effort is given")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point: parse, review, return the exit code."""
-    import sys
-
-    args = parse_args(build_parser(), argv)
-    if isinstance(args, int):
-        return args
-    shown = list(sys.argv[1:] if argv is None else argv)
-    return run_guarded(PROG, lambda: _review(args), shown)
+    return run_wrapper(build_parser(), _review, argv)
 
 
 def _review(args: argparse.Namespace) -> int:

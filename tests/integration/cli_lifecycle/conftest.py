@@ -1,14 +1,15 @@
 """Harness for the job-lifecycle commands: real job and session stores under ``MMR_HOME``.
 
-Commands run through the console entry point in-process (``mmr.cli.main.main``), so the
+Commands run through the console entry point in-process (``tests/cli_runner.py``), so the
 parser, the error boundary, exit codes and output writing are the real ones. Every test
 runs inside a fresh git repository (its project root), never in the checkout itself.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -19,34 +20,20 @@ import pytest
 from mmr.config.paths import jobs_dir
 from mmr.reconcile.stable_id import identify
 from mmr.store.jobs import JobStore
+from tests.cli_runner import CliResult as Result
+from tests.cli_runner import RunCli, RunMmr
 from tests.integration.git_repo_builder import GitRepo
 
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-RunMmr = Callable[..., Result]
+__all__ = ["RawFinding", "Result", "RunMmr", "new_job", "project", "reconciled_finding",
+           "run_mmr", "set_statuses", "store", "write_results"]
 
 
 @pytest.fixture
-def run_mmr(capsys: pytest.CaptureFixture[str]) -> RunMmr:
+def run_mmr(run_cli: RunCli) -> RunMmr:
     """``mmr <args>`` in the current directory; returns exit code, stdout and stderr."""
     from mmr.cli.main import main
 
-    def run(*args: str) -> Result:
-        capsys.readouterr()  # drop anything printed before this run
-        code = main(list(args))
-        captured = capsys.readouterr()
-        return Result(code, captured.out, captured.err)
-
-    return run
+    return functools.partial(run_cli, main)
 
 
 @pytest.fixture(autouse=True)

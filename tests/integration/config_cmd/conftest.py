@@ -1,19 +1,19 @@
 """Fixtures for ``mmr config`` tests: a real git project as the cwd, the real CLI entry.
 
-``mmr(...)`` runs ``mmr.cli.main.main`` in-process and returns its exit code with the
-captured stdout and stderr. Local-runtime probes are pointed at a closed loopback port
-unless a test starts its own fake runtime server, so the machine's own services never
-change a result.
+``mmr(...)`` runs ``mmr.cli.main.main`` in-process (``tests/cli_runner.py``) and returns its
+exit code (``rc``) with the captured stdout and stderr. Local-runtime probes are pointed at
+a closed loopback port unless a test starts its own fake runtime server, so the machine's
+own services never change a result.
 """
 
 from __future__ import annotations
 
+import functools
 import socket
 import subprocess
 import textwrap
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -23,15 +23,18 @@ from mmr.cli.main import main
 from mmr.config import runtime_probe
 from mmr.config.paths import user_config_path
 from mmr.config.runtime_probe import LocalRuntime
+from tests.cli_runner import CliResult as Run
+from tests.cli_runner import RunCli
 from tests.fakes.plugin import fake_cli  # noqa: F401  (re-exported fixture)
 
-
-@dataclass(frozen=True)
-class Run:
-    rc: int
-    out: str
-    err: str
-
+#: Switches off the four built-ins that ship enabled, so a test sees only its own channels.
+BUILTINS_OFF = """\
+channels:
+  claude: {enabled: false}
+  codex: {enabled: false}
+  grok: {enabled: false}
+  antigravity: {enabled: false}
+"""
 
 MmrRunner = Callable[..., Run]
 
@@ -47,14 +50,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def mmr(project: Path, capsys: pytest.CaptureFixture[str]) -> MmrRunner:
-    def run(*args: str) -> Run:
-        capsys.readouterr()
-        rc = main(list(args))
-        captured = capsys.readouterr()
-        return Run(rc, captured.out, captured.err)
-
-    return run
+def mmr(project: Path, run_cli: RunCli) -> MmrRunner:
+    """``mmr(*args)``: ``mmr <args>`` in ``project``."""
+    return functools.partial(run_cli, main)
 
 
 @pytest.fixture

@@ -10,15 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.plugin import FakeCliFactory
-from tests.integration.config_cmd.conftest import MmrRunner, write
-
-BUILTINS_OFF = """\
-channels:
-  claude: {enabled: false}
-  codex: {enabled: false}
-  grok: {enabled: false}
-  antigravity: {enabled: false}
-"""
+from tests.integration.config_cmd.conftest import BUILTINS_OFF, MmrRunner, write
 
 
 def test_every_status_in_registry_order(mmr: MmrRunner, project_file: Path,

@@ -1,8 +1,9 @@
 """Harness for the fault and secret end-to-end tests: ``mmr review --sync`` against fakes.
 
-The in-process runner and the repository fixture are the review suite's own (re-exported
-here); :class:`MmrProcess` runs ``python -m mmr`` as a real child instead, for the tests
-that need a separate process: its peak memory, or a signal sent to it.
+The in-process runner is ``run_mmr`` (``tests/cli_runner.py``) and the repository fixture
+is the review suite's own (re-exported here); :class:`MmrProcess` runs ``python -m mmr`` as
+a real child instead, for the tests that need a separate process: its peak memory, or a
+signal sent to it.
 """
 
 from __future__ import annotations
@@ -29,12 +30,11 @@ from tests.integration.review.conftest import (
     RunMmr,
     job_ids,
     repo,
-    run_mmr,
     write_user_config,
 )
 
 __all__ = ["BUILTIN_ENABLED", "CLEAN", "MmrProcess", "Result", "RunMmr", "channel_files",
-           "job_ids", "load_job", "repo", "run_mmr", "spawn_mmr", "write_user_config"]
+           "job_ids", "load_job", "repo", "spawn_mmr", "write_user_config"]
 
 #: A compensator that is never installed, so failed channels are not re-run by `claude`.
 NO_COMPENSATOR = {"comp": {"command": "no-such-compensator"}}

@@ -1,6 +1,6 @@
 """Harness for the job lifecycle: fire-and-forget reviews, ``mmr results``, ``mmr reconcile``.
 
-``run_mmr`` goes through the console entry point in-process (``mmr.cli.main.main``), so
+``run_mmr`` goes through the console entry point in-process (``tests/cli_runner.py``), so
 parsing, the error boundary, exit codes and output writing are the real ones. A
 fire-and-forget review started that way spawns its real detached worker, which inherits
 the test's environment (``MMR_HOME``, the fakes first on ``PATH``). Workers still alive
@@ -10,69 +10,43 @@ when a test ends are killed, so a failing test leaves nothing behind.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import signal
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from mmr.config.paths import jobs_dir, user_config_path
+from mmr.config.paths import jobs_dir
 from mmr.store.jobs import JobStore
+from tests.cli_runner import CliResult as Result
+from tests.cli_runner import RunCli, RunMmr
 from tests.fakes.plugin import process_gone
-from tests.integration.git_repo_builder import GitRepo
+from tests.integration.review.conftest import (
+    BUILTIN_ENABLED,
+    CLEAN,
+    finding,
+    reply,
+    repo,
+    write_user_config,
+)
 
-#: Built-in presets that are enabled by default; the tests dispatch only their fakes.
-BUILTIN_ENABLED = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
-CLEAN = {"approved": True, "findings": [], "summary": "no issues"}
-
-
-def finding(location: str = "src/app.py:2", severity: str = "P1",
-            description: str = "Off-by-one in the loop bound") -> dict[str, Any]:
-    return {"severity": severity, "location": location, "description": description,
-            "suggestion": "Use < instead of <="}
-
-
-def reply(*findings: dict[str, Any]) -> dict[str, Any]:
-    return {"approved": not findings, "findings": list(findings), "summary": "reviewed"}
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-RunMmr = Callable[..., Result]
+__all__ = ["BUILTIN_ENABLED", "CLEAN", "Result", "RunMmr", "comparable", "finding", "reply",
+           "repo", "run_mmr", "store", "wait_for", "wait_until_finished", "workers",
+           "write_user_config"]
 
 
 @pytest.fixture
-def run_mmr(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-            workers: list[int]) -> RunMmr:
-    """Run ``mmr <args>`` in ``cwd``; ``stdin`` feeds ``--input -``."""
+def run_mmr(run_cli: RunCli, workers: list[int]) -> RunMmr:
+    """``mmr <args>`` in ``cwd`` (``stdin`` feeds ``--input -``); notes the worker it starts."""
     from mmr.cli.main import main
 
     def run(*args: str, cwd: Path, stdin: str | None = None) -> Result:
-        capsys.readouterr()  # drop anything printed before this run
-        with monkeypatch.context() as patch:
-            patch.chdir(cwd)
-            if stdin is not None:
-                patch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
-            code = main(list(args))
-        captured = capsys.readouterr()
-        result = Result(code, captured.out, captured.err)
-        if args[:1] == ("review",) and code == 0 and '"worker_pid"' in result.out:
+        result = run_cli(main, *args, cwd=cwd, stdin=stdin)
+        if args[:1] == ("review",) and result.code == 0 and '"worker_pid"' in result.out:
             workers.append(result.json()["worker_pid"])
         return result
 
@@ -88,27 +62,6 @@ def workers() -> Iterator[list[int]]:
         if not process_gone(pid):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-
-
-def write_user_config(channels: Mapping[str, Mapping[str, Any]],
-                      defaults: Mapping[str, Any] | None = None) -> Path:
-    """Write ``$MMR_HOME/config.yaml`` with these channels; the built-ins stay off."""
-    document: dict[str, Any] = {"version": 1, "channels": {k: dict(v) for k, v in channels.items()},
-                                "channels_disabled": BUILTIN_ENABLED}
-    if defaults:
-        document["defaults"] = dict(defaults)
-    path = user_config_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(document, sort_keys=False))
-    return path
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> GitRepo:
-    """A repository whose work tree changes ``src/app.py`` (unstaged)."""
-    repo = GitRepo.create(tmp_path / "repo", {"src/app.py": "def f(n):\n    return n\n"})
-    repo.write({"src/app.py": "def f(n):\n    for i in range(n + 1):\n        print(i)\n"})
-    return repo
 
 
 @pytest.fixture

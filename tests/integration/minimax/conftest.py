@@ -3,23 +3,25 @@
 Each test gets a real git repository (``branch_repo``: ``main`` plus a checked-out
 ``feature/login`` branch), a fake ``ask-minimax-run`` on PATH through ``fake_cli`` (it
 prints a chosen envelope, exits with a chosen code, sleeps, and records argv and stdin),
-and ``run_cli``, which calls a console entry point in-process in a chosen directory and
-captures its exit code, stdout and stderr.
+and ``run_cli`` (``tests/cli_runner.py``), which calls a console entry point in-process in
+a chosen directory and captures its exit code, stdout and stderr.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli_runner import RunCli
 from tests.fakes.plugin import FakeCli, FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
+
+__all__ = ["BASE_APP", "FEATURE_APP", "SHELL_FINDING", "RunCli", "branch_repo",
+           "dirtying_minimax", "envelope", "minimax", "quick_retries", "sessions", "write_json"]
 
 BASE_APP = "def login(user, password):\n    return check(user, password)\n"
 FEATURE_APP = (
@@ -56,41 +58,6 @@ def envelope(result: str | None = "NO FINDINGS", *, is_error: bool = False,
     if cost is not None:
         data["total_cost_usd"] = cost
     return data
-
-
-@dataclass
-class Run:
-    """What one in-process run of a console entry point did."""
-
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-RunCli = Callable[..., Run]
-
-
-@pytest.fixture
-def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> RunCli:
-    """``run_cli(main, *args, cwd=..., env=...)``: call ``main(list(args))`` in ``cwd``."""
-
-    def run(main: Callable[[list[str]], int], *args: str, cwd: Path,
-            env: Mapping[str, str] | None = None, unset: Sequence[str] = ()) -> Run:
-        capsys.readouterr()
-        with monkeypatch.context() as patch:
-            patch.chdir(cwd)
-            for key, value in (env or {}).items():
-                patch.setenv(key, value)
-            for key in unset:
-                patch.delenv(key, raising=False)
-            code = main(list(args))
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
 
 
 @pytest.fixture(autouse=True)

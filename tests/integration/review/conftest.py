@@ -1,17 +1,14 @@
 """Harness for ``mmr review`` end to end: real git repos, fake channel CLIs, the real CLI.
 
-``run_mmr`` goes through the console entry point in-process (``mmr.cli.main.main``), so
-parsing, the error boundary, exit codes and output writing are the real ones; the fakes
-are real executables on ``PATH`` that record their argv, stdin and environment.
+``run_mmr`` (``tests/cli_runner.py``) goes through the console entry point in-process
+(``mmr.cli.main.main``), so parsing, the error boundary, exit codes and output writing are
+the real ones; ``stdin`` feeds ``--diff -``. The fakes are real executables on ``PATH``
+that record their argv, stdin and environment.
 """
 
 from __future__ import annotations
 
-import io
-import json
-import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +16,12 @@ import pytest
 import yaml
 
 from mmr.config.paths import jobs_dir, user_config_path
+from tests.cli_runner import CliResult as Result
+from tests.cli_runner import RunMmr
 from tests.integration.git_repo_builder import GitRepo
+
+__all__ = ["BUILTIN_ENABLED", "CLEAN", "Result", "RunMmr", "finding", "job_ids", "reply",
+           "repo", "write_user_config"]
 
 #: Built-in presets that are enabled by default; the tests dispatch only their fakes.
 BUILTIN_ENABLED = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
@@ -36,46 +38,15 @@ def reply(*findings: dict[str, Any]) -> dict[str, Any]:
     return {"approved": not findings, "findings": list(findings), "summary": "reviewed"}
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-RunMmr = Callable[..., Result]
-
-
-@pytest.fixture
-def run_mmr(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> RunMmr:
-    """Run ``mmr <args>`` in ``cwd``; ``stdin`` feeds ``--diff -``."""
-    from mmr.cli.main import main
-
-    def run(*args: str, cwd: Path, stdin: str | bytes | None = None,
-            env: Mapping[str, str] | None = None) -> Result:
-        capsys.readouterr()  # drop anything printed before this run
-        with monkeypatch.context() as patch:
-            patch.chdir(cwd)
-            for key, value in (env or {}).items():
-                patch.setenv(key, value)
-            if stdin is not None:
-                data = stdin.encode() if isinstance(stdin, str) else stdin
-                patch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
-            code = main(list(args))
-        captured = capsys.readouterr()
-        return Result(code, captured.out, captured.err)
-
-    return run
-
-
 def write_user_config(channels: Mapping[str, Mapping[str, Any]],
-                      defaults: Mapping[str, Any] | None = None, **top: Any) -> Path:
-    """Write ``$MMR_HOME/config.yaml`` with these channels; the built-ins stay off."""
-    document: dict[str, Any] = {"version": 1, "channels": {k: dict(v) for k, v in channels.items()},
-                                "channels_disabled": BUILTIN_ENABLED}
+                      defaults: Mapping[str, Any] | None = None, *,
+                      disabled: list[str] | None = None, **top: Any) -> Path:
+    """Write ``$MMR_HOME/config.yaml`` with these channels; the built-ins stay off
+    (``channels_disabled`` is ``disabled`` when given)."""
+    document: dict[str, Any] = {
+        "version": 1, "channels": {k: dict(v) for k, v in channels.items()},
+        "channels_disabled": BUILTIN_ENABLED if disabled is None else disabled,
+    }
     if defaults:
         document["defaults"] = dict(defaults)
     document.update(top)

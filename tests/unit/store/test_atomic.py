@@ -32,6 +32,17 @@ def test_write_replaces_content_with_mode_0600_and_leaves_no_temp_files(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["job.json"]
 
 
+def test_an_explicit_mode_is_set_before_the_rename_and_a_failed_rename_leaves_nothing(
+        tmp_path: Path) -> None:
+    target = tmp_path / "config.yaml"
+    atomic_write_bytes(target, b"a: 1\n", mode=0o644)
+    assert (target.read_bytes(), _mode(target)) == (b"a: 1\n", 0o644)
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(OSError):
+        atomic_write_bytes(tmp_path / "dir", b"x")  # a directory cannot be renamed over
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.yaml", "dir"]
+
+
 def test_private_dir_is_0700_and_a_symlinked_dir_is_refused(tmp_path: Path) -> None:
     ensure_private_dir(tmp_path / "a" / "jobs")
     assert _mode(tmp_path / "a" / "jobs") == 0o700
