@@ -87,6 +87,14 @@ def _invoke(root: ClickCommand, resolved: Resolved, argv: list[str]) -> int:
     return result
 
 
+def usage_problem_for(args: Sequence[str], message: str) -> int:
+    """:func:`usage_problem` for the command a command line names (the fast route's errors)."""
+    from mmr.cli.app import app
+
+    root = typer.main.get_command(app)
+    return usage_problem(root, resolve_command(root, list(args)), message)
+
+
 def usage_problem(root: ClickCommand, resolved: Resolved, message: str) -> int:
     """Print the help of the command ``resolved`` names, then ``message``; return 1."""
     _write_problem(help_text(root, resolved), message)

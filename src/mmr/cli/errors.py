@@ -12,14 +12,18 @@ The traceback reaches stderr only when ``MMR_DEBUG`` is set: users get one line,
 from __future__ import annotations
 
 import os
-import platform
 import sys
-import traceback
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mmr.errors import MmrError
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+# platform, traceback and datetime are imported where a crash needs them: every command
+# passes through this module, and they cost several milliseconds of start-up.
 
 INTERRUPTED_EXIT = 130
 _REPORTED_PACKAGES = ("typer", "pydantic", "structlog", "anyio", "httpx", "PyYAML", "ruamel.yaml")
@@ -50,6 +54,8 @@ def _crash(exc: BaseException, argv: Sequence[str]) -> int:
         path = write_crash_log(exc, argv)
     except OSError as log_error:
         _say(f"mmr: could not write a crash log ({log_error}); the traceback follows")
+        import traceback
+
         traceback.print_exception(exc, file=sys.stderr)
         return 1
     _say(f"mmr: this is a bug in mmr; the details are in {path}")
@@ -65,6 +71,8 @@ def describe(exc: BaseException) -> str:
 
 def crash_report(exc: BaseException, argv: Sequence[str], now: datetime) -> str:
     """Text of a crash log: when, what ran, on which versions, and the traceback."""
+    import platform
+    import traceback
     from importlib import metadata
 
     from mmr import __version__
@@ -93,6 +101,8 @@ def crash_report(exc: BaseException, argv: Sequence[str], now: datetime) -> str:
 
 def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path:
     """Write :func:`crash_report` to ``<mmr home>/logs/crash-<time>-<pid>.log`` (mode 0600)."""
+    from datetime import UTC, datetime
+
     from mmr.config.paths import mmr_home
 
     now = datetime.now(UTC)
@@ -108,6 +118,8 @@ def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path:
 
 def _debug_traceback(exc: BaseException) -> None:
     if os.environ.get("MMR_DEBUG"):
+        import traceback
+
         traceback.print_exception(exc, file=sys.stderr)
 
 

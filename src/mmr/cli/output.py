@@ -56,7 +56,12 @@ def write_report(text: str, *, newline: bool = True, stream: TextIO | None = Non
     quietly: the command still exits with its verdict code.
     """
     out = sys.stdout if stream is None else stream
-    payload = _LONE_SURROGATE.sub("\ufffd", text + ("\n" if newline else ""))
+    payload = text + ("\n" if newline else "")
+    try:
+        data = payload.encode("utf-8")
+    except UnicodeEncodeError:  # only lone surrogates fail; the regex is slow on megabytes
+        payload = _LONE_SURROGATE.sub("\ufffd", payload)
+        data = payload.encode("utf-8")
     try:
         out.flush()
         fd = out.fileno()
@@ -66,7 +71,7 @@ def write_report(text: str, *, newline: bool = True, stream: TextIO | None = Non
         out.flush()
         return
     try:
-        write_all(fd, payload.encode("utf-8"))
+        write_all(fd, data)
     except BrokenPipeError:
         _discard_further_output(fd)
 

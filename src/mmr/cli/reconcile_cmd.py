@@ -30,13 +30,6 @@ def reconcile(
         "--format", help="Output format (default: the job's format, else json).")] = None,
 ) -> int:
     """Inject external findings into a job and re-reconcile."""
-    from mmr.cli.output import write_report
-    from mmr.config.paths import jobs_dir
-    from mmr.review.job_verdict import reconcile_external
-    from mmr.store.jobs import JobStore
+    from mmr.cli.bodies import reconcile_command
 
-    outcome = reconcile_external(JobStore(jobs_dir()), job_id, channel=channel, source=source,
-                                 fmt=fmt)
-    if outcome.document:  # an rdjsonl document without findings is empty: print nothing
-        write_report(outcome.document)
-    return outcome.exit_code
+    return reconcile_command(job_id=job_id, channel=channel, source=source, fmt=fmt)

@@ -25,12 +25,6 @@ def results(
         "--raw", help="Include each channel's raw output.")] = False,
 ) -> int:
     """Get the reconciled results of a review job."""
-    from mmr.cli.output import write_report
-    from mmr.config.paths import jobs_dir
-    from mmr.review.job_verdict import job_verdict
-    from mmr.store.jobs import JobStore
+    from mmr.cli.bodies import results_command
 
-    outcome = job_verdict(JobStore(jobs_dir()), job_id, fmt=fmt, include_raw=raw)
-    if outcome.document:  # an rdjsonl document without findings is empty: print nothing
-        write_report(outcome.document)
-    return outcome.exit_code
+    return results_command(job_id=job_id, fmt=fmt, raw=raw)

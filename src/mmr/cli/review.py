@@ -1,8 +1,11 @@
-"""``mmr review``: parse the flags, run the review pipeline, print its document, exit.
+"""``mmr review``: its options; the body (:func:`mmr.cli.bodies.review_command`) runs them.
 
-Everything the command does lives in :mod:`mmr.review.pipeline`; this module only turns
-the command line into a :class:`~mmr.review.request.ReviewRequest`, wires stderr (notices
-and progress) and stdout (the report, written in full), and returns the exit code.
+Everything the command does lives in :mod:`mmr.review.pipeline`; the body turns the
+options into a :class:`~mmr.review.request.ReviewRequest`, wires stderr (notices and
+progress) and stdout (the report, written in full), and returns the exit code. A
+well-formed ``mmr review`` command line reaches the same body without typer
+(:mod:`mmr.cli.fast_path`), so an option added here must be added there too (a test
+compares the two).
 """
 
 from __future__ import annotations
@@ -65,40 +68,14 @@ def review(
         "--config-base-ref", help="Read project config and acks from this git ref.")] = None,
 ) -> int:
     """Review a diff with several AI reviewers and gate on the reconciled findings."""
-    import sys
-    from pathlib import Path
+    from mmr.cli.bodies import review_command
 
-    from mmr.cli.output import use_color, write_report
-    from mmr.review.pipeline import ReviewIO, ReviewRequest, run_review
-    from mmr.review.progress import progress_for
-    from mmr.review.request import check_request
-
-    request = ReviewRequest(
+    return review_command(
         diff=diff, pr=pr, staged=staged, base=base, head=head, focus=focus,
-        fix_threshold=fix_threshold, channels=None if channels is None else tuple(channels),
-        timeout=timeout, template=template, max_diff_lines=max_diff_lines, format=fmt,
-        sync=sync, dry_run=dry_run, compensate_missing=compensate_missing, quiet=quiet,
-        session=session, round=round_number, max_rounds=max_rounds,
-        accept_new_acks=accept_new_acks, trust_project_acks=trust_project_acks,
-        trust_project_config=trust_project_config, config_base_ref=config_base_ref,
+        fix_threshold=fix_threshold, channels=channels, timeout=timeout, template=template,
+        max_diff_lines=max_diff_lines, fmt=fmt, sync=sync, dry_run=dry_run,
+        compensate_missing=compensate_missing, quiet=quiet, session=session,
+        round_number=round_number, max_rounds=max_rounds, accept_new_acks=accept_new_acks,
+        trust_project_acks=trust_project_acks, trust_project_config=trust_project_config,
+        config_base_ref=config_base_ref,
     )
-    check_request(request)  # usage errors print under the command's help, exit 1
-    io = ReviewIO(
-        cwd=Path.cwd(),
-        notice_sink=_stderr_line,
-        progress=progress_for(sys.stderr, quiet=quiet, color=use_color(sys.stderr)),
-    )
-    outcome = run_review(request, io)
-    if outcome.document:  # an empty rdjsonl document is no lines at all, not a blank line
-        write_report(outcome.document)
-    return outcome.exit_code
-
-
-def _stderr_line(line: str) -> None:
-    import sys
-
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass

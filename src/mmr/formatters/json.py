@@ -7,11 +7,11 @@ escapes, as ``JSON.stringify`` does, so the output is always valid UTF-8.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
 from mmr.formatters.labels import is_gate_document
+from mmr.review.indented_json import dumps_indented
 
 if TYPE_CHECKING:
     from mmr.models import ReconciledResults
@@ -42,8 +42,28 @@ def results_document(results: ReconciledResults) -> dict[str, Any]:
 
 
 def dumps(value: Any) -> str:
-    """``JSON.stringify(value, null, 2)``: 2-space indent, non-ASCII raw, surrogate-safe."""
-    return _SURROGATES.sub(_fix_surrogates, json.dumps(value, indent=2, ensure_ascii=False))
+    """``JSON.stringify(value, null, 2)``: 2-space indent, non-ASCII raw, surrogate-safe.
+
+    Encoded by :func:`~mmr.review.indented_json.dumps_indented` (``json.dumps(value,
+    indent=2, ensure_ascii=False)`` byte for byte, several times faster on a verdict of
+    thousands of findings); the surrogate pass runs only on text that has one.
+    """
+    text = dumps_indented(value)
+    if has_surrogates(text):
+        return _SURROGATES.sub(_fix_surrogates, text)
+    return text
+
+
+def has_surrogates(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point (cheaper than a regex over megabytes:
+    UTF-8 encoding fails on exactly those, and ASCII text has none)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _fix_surrogates(match: re.Match[str]) -> str:

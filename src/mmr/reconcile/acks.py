@@ -131,8 +131,11 @@ def lookup(
             return AckMatch(record, "exact", scope)
     if not shingle:
         return None  # an empty shingle never fuzzy-matches (J of two empties is 1.0)
-    grams = frozenset(shingle)
+    grams: frozenset[str] | None = None  # built only when some ack shares the location
     for scope, index in scopes:
+        if location not in index.by_location:
+            continue
+        grams = frozenset(shingle) if grams is None else grams
         found = index.best_fuzzy(location, grams)
         if found is not None:
             return AckMatch(found[0], "fuzzy", scope, found[1])
@@ -158,6 +161,8 @@ def match_all(
     findings: Iterable[ReconciledFinding], project: ScopeIndex, user: ScopeIndex
 ) -> list[AckMatch | None]:
     """The ack match of every finding, in order."""
+    if not project.by_key and not user.by_key:  # no acks at all: nothing to normalise
+        return [None for _ in findings]
     return [
         lookup(project, user, f.finding_key, ack_location(f.location), f.description_shingle)
         for f in findings

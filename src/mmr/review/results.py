@@ -11,7 +11,6 @@ reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,13 +22,11 @@ from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, build_results, exit_code
 from mmr.review.channel_results import PARSE_REASONS, ChannelFilesView, channel_result
 from mmr.review.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
-from mmr.review.indented_json import dumps_indented
 from mmr.store.atomic import atomic_write_text
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 #: Stamps ``acknowledged``/``ack_match``/``ack_reason`` (§9.3); built per the trust policy.
 AckApplier = Callable[[list[ReconciledFinding]], list[ReconciledFinding]]
 
@@ -110,12 +107,8 @@ def save_results(store: JobStore, results: ReconciledResults,
 
 def results_json(results: ReconciledResults) -> str:
     """The ``--format json`` document, exactly as :func:`mmr.formatters.json.render_json`
-    prints it, encoded by the fast path (a few thousand findings take seconds otherwise)."""
-    document = results_document(results)
-    text = dumps_indented(document)
-    if _SURROGATE.search(text):
-        return dumps(document)  # the formatter's own handling of undecodable text
-    return text
+    prints it (its encoder is the fast path: a few thousand findings take seconds otherwise)."""
+    return dumps(results_document(results))
 
 
 def save_secret_findings(store: JobStore, job_id: str, findings: Sequence[Finding]) -> None:

@@ -179,6 +179,14 @@ def test_two_reviews_at_once_in_one_repo_keep_separate_jobs(
     assert (two.code, list(two.json()["per_channel"])) == (0, ["rev2"])
 
 
+def _json_files(root: Path) -> list[Path]:
+    """The ``*.json`` files under ``root``. ``os.walk`` skips a directory that vanishes
+    while it is listed: the job lock is one (``job.json.lock``), taken and released many
+    times a second while the worker writes, and ``Path.rglob`` raises on it instead."""
+    return [Path(top, name) for top, _, names in os.walk(root)
+            for name in names if name.endswith(".json")]
+
+
 def test_results_while_the_worker_writes_never_sees_a_mixed_state(
         repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
     fake_cli("rev1", stdout=reply(finding()), sleep=0.5)
@@ -189,7 +197,7 @@ def test_results_while_the_worker_writes_never_sees_a_mixed_state(
     answers: list[int] = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        for path in job_dir.rglob("*.json"):  # every file a reader may open is whole
+        for path in _json_files(job_dir):  # every file a reader may open is whole
             json.loads(path.read_text())
         result = run_mmr("results", job_id, cwd=repo.root)
         answers.append(result.code)
