@@ -29,7 +29,7 @@ def review_command(
     import sys
     from pathlib import Path
 
-    from mmr.cli.output import use_color, write_report
+    from mmr.cli.output import use_color, write_notice, write_report
     from mmr.review.pipeline import ReviewIO, ReviewRequest, run_review
     from mmr.review.request import check_request
 
@@ -48,7 +48,7 @@ def review_command(
         from mmr.review.progress import progress_for
 
         progress = progress_for(sys.stderr, quiet=False, color=use_color(sys.stderr))
-    io = ReviewIO(cwd=Path.cwd(), notice_sink=_stderr_line, progress=progress)
+    io = ReviewIO(cwd=Path.cwd(), notice_sink=write_notice, progress=progress)
     outcome = run_review(request, io)
     if outcome.document:  # an empty rdjsonl document is no lines at all, not a blank line
         write_report(outcome.document)
@@ -80,13 +80,3 @@ def reconcile_command(*, job_id: str, channel: str, source: str, fmt: Format | N
     if outcome.document:  # an rdjsonl document without findings is empty: print nothing
         write_report(outcome.document)
     return outcome.exit_code
-
-
-def _stderr_line(line: str) -> None:
-    import sys
-
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass

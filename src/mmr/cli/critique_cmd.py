@@ -57,7 +57,7 @@ def critique(
     import sys
     from pathlib import Path
 
-    from mmr.cli.output import use_color, write_report
+    from mmr.cli.output import use_color, write_notice, write_report
     from mmr.critique.pipeline import CritiqueIO, CritiqueRequest, run_critique
     from mmr.review.progress import progress_for
 
@@ -68,18 +68,8 @@ def critique(
         session=session, lenses=lenses, config_base_ref=config_base_ref,
         trust_project_config=trust_project_config, quiet=quiet,
     )
-    io = CritiqueIO(cwd=Path.cwd(), notice_sink=_stderr_line,
+    io = CritiqueIO(cwd=Path.cwd(), notice_sink=write_notice,
                     progress=progress_for(sys.stderr, quiet=quiet, color=use_color(sys.stderr)))
     outcome = run_critique(request, io)
     write_report(outcome.document)
     return outcome.exit_code
-
-
-def _stderr_line(line: str) -> None:
-    import sys
-
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass

@@ -46,7 +46,7 @@ def explore(
     """Ask explore channels where something lives in the code; get a cited answer."""
     from pathlib import Path
 
-    from mmr.cli.output import write_report
+    from mmr.cli.output import write_notice, write_report
     from mmr.explore import ExploreRequest, run_explore, write_out
 
     request = ExploreRequest(
@@ -56,20 +56,10 @@ def explore(
         dry_run=dry_run,
     )
     cwd = Path.cwd()
-    outcome = run_explore(request, cwd, _stderr_line)
+    outcome = run_explore(request, cwd, write_notice)
     if outcome.text is not None:
         if outcome.to_out and out is not None:
             write_out(out, outcome.text, cwd)
         else:
             write_report(outcome.text, newline=not outcome.text.endswith("\n"))
     return outcome.exit_code
-
-
-def _stderr_line(line: str) -> None:
-    import sys
-
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
