@@ -107,44 +107,45 @@ def add_command(root: typer.Typer, target: typer.Typer | Callable[..., Any], nam
 
 
 def _register(root: typer.Typer) -> None:
-    """Every implemented top-level command, in :data:`COMMAND_ORDER`.
+    """Every implemented top-level command, in :data:`COMMAND_ORDER` (``explore`` last).
 
-    Example::
-
-        from mmr.cli import review
-        add_command(root, review.review, "review")
+    To add one: import its module here and add a row below.
     """
-    from mmr.cli import ack_cmd, config_cmd, jobs_cmd, review, sessions_cmd, status_cmd
+    from mmr.cli import (
+        ack_cmd,
+        commands_cmd,
+        config_cmd,
+        critique_cmd,
+        doctor_cmd,
+        explain_cmd,
+        explore_cmd,
+        jobs_cmd,
+        reconcile_cmd,
+        results_cmd,
+        review,
+        sessions_cmd,
+        skill_cmd,
+        status_cmd,
+    )
 
-    add_command(root, review.review, "review")
-    add_command(root, status_cmd.status, "status")
-    add_command(root, config_cmd.app, "config")
-    add_command(root, jobs_cmd.app, "jobs")
-    add_command(root, sessions_cmd.app, "sessions")
-    add_command(root, ack_cmd.app, "ack")
-
-    from mmr.cli import explore_cmd
-
-    add_command(root, explore_cmd.explore, "explore")
-
-    from mmr.cli import commands_cmd, explain_cmd, skill_cmd
-
-    add_command(root, skill_cmd.skill, "skill")
-    add_command(root, commands_cmd.commands, "commands")
-    add_command(root, explain_cmd.explain, "explain")
-
-    from mmr.cli import reconcile_cmd, results_cmd
-
-    add_command(root, results_cmd.results, "results")
-    add_command(root, reconcile_cmd.reconcile, "reconcile")
-
-    from mmr.cli import critique_cmd
-
-    add_command(root, critique_cmd.critique, "critique")
-
-    from mmr.cli import doctor_cmd
-
-    add_command(root, doctor_cmd.doctor, "doctor")
+    commands: list[tuple[str, typer.Typer | Callable[..., Any]]] = [
+        ("review", review.review),
+        ("critique", critique_cmd.critique),
+        ("status", status_cmd.status),
+        ("results", results_cmd.results),
+        ("config", config_cmd.app),
+        ("doctor", doctor_cmd.doctor),
+        ("jobs", jobs_cmd.app),
+        ("reconcile", reconcile_cmd.reconcile),
+        ("sessions", sessions_cmd.app),
+        ("ack", ack_cmd.app),
+        ("skill", skill_cmd.skill),
+        ("commands", commands_cmd.commands),
+        ("explain", explain_cmd.explain),
+        ("explore", explore_cmd.explore),
+    ]
+    for name, target in commands:
+        add_command(root, target, name)
 
 
 app = new_root_app()
