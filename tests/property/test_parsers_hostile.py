@@ -16,10 +16,10 @@ import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
+from mmr.fs import dumps_json
 from mmr.models import ParsedOutput, ParseFailure
 from mmr.parsers import matches_incomplete_guard, parse_answer, parse_channel_output
 from mmr.parsers.registry import registered_names
-from mmr.store.atomic import dumps_json
 from tests.property.strategies import (
     ANY_TEXT,
     JSON_VALUES,

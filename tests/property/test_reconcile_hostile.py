@@ -14,10 +14,10 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from mmr.fs import dumps_json
 from mmr.models import Finding
 from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.stable_id import description_shingle, finding_key
-from mmr.store.atomic import dumps_json
 from tests.property.strategies import ANY_CHAR, ANY_TEXT
 
 _HEX40 = re.compile(r"[0-9a-f]{40}")

@@ -19,7 +19,7 @@ import typer
 from mmr.cli.groups import command_group
 
 if TYPE_CHECKING:
-    from mmr.reconcile.acks_store import AckStore
+    from mmr.acks.store import AckStore
 
 app: typer.Typer = command_group("Manage finding acknowledgments.")
 
@@ -38,8 +38,8 @@ BASE_REF_HINT = (
 
 
 def _ack_store() -> AckStore:
+    from mmr.acks.store import AckStore
     from mmr.config.paths import find_project_root, mmr_home
-    from mmr.reconcile.acks_store import AckStore
 
     return AckStore(user_root=mmr_home(), project_root=find_project_root())
 
@@ -53,8 +53,8 @@ def _print(value: object) -> int:
 
 
 def _required_key(action: str, key: str | None) -> str:
+    from mmr.acks.record import check_finding_key
     from mmr.errors import UsageError
-    from mmr.reconcile.acks_record import check_finding_key
 
     if not key:
         raise UsageError(f"mmr ack {action}: <finding-key> required")
@@ -72,10 +72,10 @@ def add(
     scope: ScopeOption = "project",
 ) -> int:
     """Acknowledge a finding a past review reported, so it no longer blocks."""
+    from mmr.acks.jobs import check_ack_job_id, find_ack_source, source_not_found_message
+    from mmr.acks.record import new_ack_record
     from mmr.config.paths import jobs_dir
     from mmr.errors import MmrError
-    from mmr.reconcile.acks_jobs import check_ack_job_id, find_ack_source, source_not_found_message
-    from mmr.reconcile.acks_record import new_ack_record
 
     key = _required_key("add", finding_key)
     if job is not None:
@@ -95,7 +95,7 @@ def _hint_base_ref(store: AckStore, path: str) -> None:
     """Say so when a local review would not see this working-tree ack yet (§9.2, §9.4)."""
     import sys
 
-    from mmr.review.trust import is_ci, is_git_repository
+    from mmr.trust.modes import is_ci, is_git_repository
 
     root = store.project_root
     if root is None or is_ci() or not is_git_repository(root):
@@ -137,10 +137,10 @@ def prune(
     """Remove acks whose findings have not been seen within the retention period."""
     from datetime import UTC, datetime
 
+    from mmr.acks.jobs import iter_job_findings
+    from mmr.acks.prune import check_retention_days, prune_acks
+    from mmr.acks.record import ACK_SCOPES
     from mmr.config.paths import jobs_dir
-    from mmr.reconcile.acks_jobs import iter_job_findings
-    from mmr.reconcile.acks_prune import check_retention_days, prune_acks
-    from mmr.reconcile.acks_record import ACK_SCOPES
 
     if older_than is not None:
         days = check_retention_days(_plain_number(older_than))  # UsageError when < 0

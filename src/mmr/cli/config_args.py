@@ -43,15 +43,15 @@ def unexpected(action: str, arg: str) -> NoReturn:
 
 
 def refuse(message: str) -> NoReturn:
-    from mmr.config.command_errors import ConfigCommandError
+    from mmr.config_edit.command_errors import ConfigCommandError
 
     raise ConfigCommandError(message)
 
 
 def guarded(run: Callable[[], int]) -> int:
     """Print a refusal as worded (no ``mmr: error:`` prefix, no help) and return 1."""
-    from mmr.config.command_errors import ConfigCommandError
-    from mmr.config.scope import ScopeConflict
+    from mmr.config_edit.command_errors import ConfigCommandError
+    from mmr.config_edit.scope import ScopeConflict
 
     try:
         return run()

@@ -47,7 +47,7 @@ def init(
     """Create .mmr.yaml with the channels installed here enabled."""
 
     def run() -> int:
-        from mmr.config.init_config import init_project_config
+        from mmr.config_edit.init_config import init_project_config
 
         positionals("init", args, 0)
         init_project_config(project_root(), with_examples=with_examples, say=say)
@@ -61,8 +61,8 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None) 
     """Check that every enabled channel is installed and logged in (JSON; exit 1 if not)."""
 
     def run() -> int:
-        from mmr.config.probe_report import config_test_report
-        from mmr.config.scope import load
+        from mmr.config_edit.probe_report import config_test_report
+        from mmr.config_edit.scope import load
 
         positionals("test", args, 0)
         report, ok = config_test_report(load(project_root()))
@@ -84,8 +84,8 @@ def channels(
     """List the channels (enabled, effective, source), or show one."""
 
     def run() -> int:
-        from mmr.config.scope import load
-        from mmr.config.views import LIST_NO_REDACT_WARNING, channel_rows, channels_table
+        from mmr.config_edit.scope import load
+        from mmr.config_edit.views import LIST_NO_REDACT_WARNING, channel_rows, channels_table
 
         action, target = positionals("channels", args, 2)
         if action is None:
@@ -126,7 +126,7 @@ def path(*, args: Annotated[list[str] | None, positionals_argument("")] = None) 
 
     def run() -> int:
         from mmr.config.paths import project_config_path, user_config_path
-        from mmr.config.views import paths_report
+        from mmr.config_edit.views import paths_report
 
         positionals("path", args, 0)
         say(paths_report(user_config_path(), project_config_path(project_root())))
@@ -156,8 +156,8 @@ def set_(*, global_: GlobalFlag = False, project: ProjectFlag = False,
     """Set one key, such as defaults.fix_threshold P1; an invalid result is rolled back."""
 
     def run() -> int:
-        from mmr.config.scope import requested_scope
-        from mmr.config.set_unset import set_config_value
+        from mmr.config_edit.scope import requested_scope
+        from mmr.config_edit.set_unset import set_config_value
 
         key, value = positionals("set", args, 2)
         if key is None or value is None:
@@ -179,9 +179,9 @@ def unset(*, global_: GlobalFlag = False, project: ProjectFlag = False,
     """Remove one key from a config file; the value from a lower layer applies again."""
 
     def run() -> int:
-        from mmr.config.scope import requested_scope
-        from mmr.config.set_unset import parse_path, unset_config_value
-        from mmr.config.views import compact_json, redacted_inherited
+        from mmr.config_edit.scope import requested_scope
+        from mmr.config_edit.set_unset import parse_path, unset_config_value
+        from mmr.config_edit.views import compact_json, redacted_inherited
 
         (key,) = positionals("unset", args, 1)
         if key is None:
@@ -204,8 +204,8 @@ def unset(*, global_: GlobalFlag = False, project: ProjectFlag = False,
 
 def _toggle(verb: Literal["enable", "disable"], args: list[str] | None,
             global_: bool, project: bool) -> int:
-    from mmr.config.scope import requested_scope
-    from mmr.config.toggle import toggle_channel, toggle_report
+    from mmr.config_edit.scope import requested_scope
+    from mmr.config_edit.toggle import toggle_channel, toggle_report
 
     (name,) = positionals(verb, args, 1)
     if name is None:
@@ -218,8 +218,8 @@ def _toggle(verb: Literal["enable", "disable"], args: list[str] | None,
 
 
 def _show(name: str, redact: bool) -> int:
-    from mmr.config.scope import load
-    from mmr.config.views import SHOW_NO_REDACT_WARNING, show_channel, unknown_channel_message
+    from mmr.config_edit.scope import load
+    from mmr.config_edit.views import SHOW_NO_REDACT_WARNING, show_channel, unknown_channel_message
 
     loaded = load(project_root())
     text = show_channel(loaded, name, redact=redact)

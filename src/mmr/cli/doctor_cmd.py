@@ -1,7 +1,7 @@
 """``mmr doctor [--fix] [--format text|json]``: install and auth state of every channel.
 
-The health rows come from :mod:`mmr.doctor`, the fixes from :mod:`mmr.doctor_fix`, the
-rendering from :mod:`mmr.doctor_report`. Exit 1 while anything needs attention that
+The health rows come from :mod:`mmr.doctor.checks`, the fixes from :mod:`mmr.doctor.fix`, the
+rendering from :mod:`mmr.doctor.report`. Exit 1 while anything needs attention that
 ``--fix`` did not settle (spec ch. 02 §9.5), else 0.
 """
 
@@ -31,10 +31,10 @@ def doctor(
     """
     from mmr.cli.output import write_report
     from mmr.config.paths import find_project_root
-    from mmr.config.scope import load
-    from mmr.doctor import doctor_exit_code, probe_health, probed_channels
-    from mmr.doctor_report import render_json, render_text
-    from mmr.doctor_warnings import uncommitted_auth_warning
+    from mmr.config_edit.scope import load
+    from mmr.doctor.checks import doctor_exit_code, probe_health, probed_channels
+    from mmr.doctor.report import render_json, render_text
+    from mmr.doctor.warnings import uncommitted_auth_warning
 
     root = find_project_root()
     loaded = load(root)
@@ -46,7 +46,7 @@ def doctor(
     if not fix:
         return doctor_exit_code(rows)
 
-    from mmr.doctor_fix import fix_not_installed
+    from mmr.doctor.fix import fix_not_installed
 
     if fmt == "text":
         write_report("")

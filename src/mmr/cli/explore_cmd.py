@@ -1,7 +1,7 @@
 """``mmr explore``: parse the flags, run the exploration, write the answer, exit (ch. 06 §4).
 
-Everything the command does lives in :mod:`mmr.explore`; this module turns the command
-line into an :class:`~mmr.explore.ExploreRequest`, sends notices to stderr and the answer
+Everything the command does lives in :mod:`mmr.explore.run`; this module turns the command
+line into an :class:`~mmr.explore.run.ExploreRequest`, sends notices to stderr and the answer
 to ``--out`` or stdout, and returns the exit code (0 answer, 1 usage, 2 failed, 3 uncited).
 """
 
@@ -47,7 +47,7 @@ def explore(
     from pathlib import Path
 
     from mmr.cli.output import write_notice, write_report
-    from mmr.explore import ExploreRequest, run_explore, write_out
+    from mmr.explore.run import ExploreRequest, run_explore, write_out
 
     request = ExploreRequest(
         roots=tuple(root or ()), prompt_file=prompt_file, question=question, out=out,

@@ -21,8 +21,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mmr.config.model_base import ConfigModel, Seconds
-from mmr.config.types import Integer, NonNegativeInt, PositiveInt, StrictBool, StrictStr
 from mmr.parsers.specs import ParserSpec
+from mmr.types import Integer, NonNegativeInt, PositiveInt, StrictBool, StrictStr
 
 ChannelRole = Literal["review", "explore"]
 RETRY_TRIGGERS: tuple[str, ...] = ("failed", "parse_error", "gate_failed", "incomplete")

@@ -102,7 +102,7 @@ def _secret_header_warnings(name: str, channel: SubprocessChannel | HttpChannel)
     """§7.1: a header *named* like a secret means a literal credential sits in the config."""
     if not channel.headers:
         return []
-    from mmr.review.redact import is_secret_key
+    from mmr.secrets.redact import is_secret_key
 
     return [
         f'[mmr] warning: channel "{name}" has a literal "{header}" header. For HTTP channels '

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from mmr.config.types import NumberValue
+from mmr.types import NumberValue
 
 
 def _positive_finite(value: float) -> float:

@@ -2,7 +2,7 @@
 
 Top-level, ``defaults`` and template models live here; channel models live in
 ``channel_schema`` and are re-exported, so ``mmr.config.schema`` is the one import.
-Types are strict (§2.9, ``mmr.config.types``); fields are declared in dump order.
+Types are strict (§2.9, ``mmr.types``); fields are declared in dump order.
 Unknown keys are dropped (``extra="ignore"``); the loader warns about each one first
 (§2.10). Only ``defaults.compensator`` and a channel's ``telemetry`` are strict.
 """
@@ -26,8 +26,8 @@ from mmr.config.channel_schema import (
     Telemetry,
 )
 from mmr.config.model_base import ConfigModel, Days, Seconds
-from mmr.config.types import NumberValue, PositiveInt, StrictBool, StrictStr
 from mmr.models import Severity
+from mmr.types import NumberValue, PositiveInt, StrictBool, StrictStr
 
 __all__ = [
     "COMPENSATOR_EMPTY", "REGISTERED_PARSER_NAMES", "RETRY_TRIGGERS", "ChannelConfig",

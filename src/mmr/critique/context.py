@@ -19,8 +19,8 @@ from pathlib import Path
 
 from mmr.critique.context_tree import KEEP, RepoTree, collect_tree, in_ignored_dir
 from mmr.critique.models import SkippedContext
-from mmr.critique.secret_files import is_sensitive_path
-from mmr.review.prompt import diff_fence as fence_for
+from mmr.prompt.assemble import diff_fence as fence_for
+from mmr.secrets.secret_files import is_sensitive_path
 
 CONTEXT_BUDGET = 40_000
 MAX_FILE_BYTES = 64 * 1024

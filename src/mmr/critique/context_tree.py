@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmr.critique.secret_files import is_sensitive_path, is_sensitive_segment
+from mmr.secrets.secret_files import is_sensitive_path, is_sensitive_segment
 
 IGNORED_DIRS = frozenset({
     ".git", "node_modules", "dist", "build", "coverage", ".next", ".cache", ".turbo", "target",

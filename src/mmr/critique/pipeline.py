@@ -28,16 +28,16 @@ from mmr.critique.lenses import assign_lenses, parse_lenses
 from mmr.critique.models import CritiqueReport
 from mmr.critique.plans import plan_critique
 from mmr.critique.prompt import PromptParts, dry_run_document
-from mmr.critique.redaction import redact_credentials, redaction_warning
 from mmr.critique.report import RoundInfo, empty_report, render_json
 from mmr.critique.request import CritiqueRequest, check_request
 from mmr.critique.session import CritiqueSessionStore, SessionRound, critique_sessions_dir
 from mmr.critique.text import render_text
+from mmr.diff.inputs import DiffRequest
 from mmr.dispatch.plan import AuthResult, ChannelPlan
-from mmr.review.inputs import DiffRequest
 from mmr.review.run import ReviewIO
-from mmr.review.trust import CONFIG_WARNING, TrustContext, TrustFlags, resolve_trust
+from mmr.secrets.critique_redaction import redact_credentials, redaction_warning
 from mmr.store.jobs import JobStore
+from mmr.trust.modes import CONFIG_WARNING, TrustContext, TrustFlags, resolve_trust
 
 NOTHING_PASSED = "No channels passed auth — emitting an empty critique. Run `mmr doctor`."
 

@@ -15,7 +15,7 @@ from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.dispatch.findings_schema import strip_findings_schema_flags
 from mmr.dispatch.plan import ChannelPlan
 from mmr.parsers.specs import AnswerGate, AnswerSpec, ParserSpec, UnwrapJsonpathSpec
-from mmr.review.prompt import apply_wrapper
+from mmr.prompt.assemble import apply_wrapper
 
 #: The reply text as it is (an empty reply still fails: there is nothing to critique).
 PASS_THROUGH = AnswerSpec(kind="answer", gate=AnswerGate(require_citation=False))

@@ -13,8 +13,8 @@ from functools import cache
 
 from mmr.critique.lenses import lens_preamble
 from mmr.critique.session import SessionRound
+from mmr.prompt.assemble import diff_fence as fence_for
 from mmr.resources import read_template
-from mmr.review.prompt import diff_fence as fence_for
 
 CRITIQUE_TEMPLATE = "critique/critique-prompt.md"
 DRY_RUN_BANNER = "=== DRY RUN - no channels will be dispatched ==="

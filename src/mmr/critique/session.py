@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from mmr.config.paths import mmr_home
-from mmr.store.atomic import atomic_write_json, ensure_private_dir, read_bytes_nofollow
+from mmr.fs import atomic_write_json, ensure_private_dir, read_bytes_nofollow
 from mmr.store.locking import mkdir_lock
 from mmr.store.session_ids import check_session_id
 

@@ -17,8 +17,8 @@ from mmr.config.schema import MmrConfig, SubprocessChannel
 from mmr.config.selection import disabled_channels
 from mmr.critique.models import ReconciledItem, Split, SplitPosition, SynthesisResult
 from mmr.parsers import extract_model_json
+from mmr.prompt.assemble import diff_fence as fence_for
 from mmr.resources import read_template
-from mmr.review.prompt import diff_fence as fence_for
 
 SYNTHESIZER = "claude"
 SYNTHESIS_CHANNEL = "critique-synthesis"

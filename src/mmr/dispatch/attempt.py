@@ -32,11 +32,11 @@ from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.isolation import Posture, open_posture
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
-from mmr.dispatch.process_types import ProcessOutcome
 from mmr.dispatch.store_io import emit, in_thread, update_status
-from mmr.dispatch.subprocess import ProcessRequest, run_process
 from mmr.errors import MmrError
 from mmr.models import ChannelStatus
+from mmr.process.subprocess import ProcessRequest, run_process
+from mmr.process.types import ProcessOutcome
 from mmr.store.records import iso_timestamp
 
 #: The most stdout mmr keeps in memory and parses from one reply; the rest of a longer

@@ -39,7 +39,7 @@ from mmr.dispatch.http_transport import Exchange, exchange
 from mmr.dispatch.plan import AuthResult
 from mmr.log import get_logger
 from mmr.parsers.validate import js_number_text
-from mmr.review.redact import redact_text
+from mmr.secrets.redact import redact_text
 
 if TYPE_CHECKING:
     import httpx

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.review.redact import REDACTED, redact_text
+from mmr.secrets.redact import REDACTED, redact_text
 
 #: RFC 7230 §3.2.6 ``token``: what a header name (and a method) may be made of.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")

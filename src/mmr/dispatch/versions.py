@@ -19,8 +19,8 @@ import anyio
 
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.dispatch.auth import install_token, is_installed
-from mmr.dispatch.subprocess import ProcessRequest, run_process
-from mmr.review.redact import redact_text
+from mmr.process.subprocess import ProcessRequest, run_process
+from mmr.secrets.redact import redact_text
 
 if TYPE_CHECKING:
     from mmr.store.jobs import JobStore
@@ -92,7 +92,7 @@ def cli_versions(channels: Mapping[str, Channel]) -> dict[str, str]:
 
 def record_cli_versions(store: JobStore, job_id: str, versions: Mapping[str, str]) -> None:
     """Merge ``versions`` into the job's ``cli_versions`` (``job.json``, under its lock)."""
-    from mmr.store.atomic import atomic_write_json
+    from mmr.fs import atomic_write_json
     from mmr.store.job_reader import read_job_json
     from mmr.store.job_writer import job_lock
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from mmr.formatters.indented_json import dumps_indented
 from mmr.formatters.labels import is_gate_document
-from mmr.review.indented_json import dumps_indented
 
 if TYPE_CHECKING:
     from mmr.models import ReconciledResults
@@ -44,7 +44,7 @@ def results_document(results: ReconciledResults) -> dict[str, Any]:
 def dumps(value: Any) -> str:
     """``JSON.stringify(value, null, 2)``: 2-space indent, non-ASCII raw, surrogate-safe.
 
-    Encoded by :func:`~mmr.review.indented_json.dumps_indented` (``json.dumps(value,
+    Encoded by :func:`~mmr.formatters.indented_json.dumps_indented` (``json.dumps(value,
     indent=2, ensure_ascii=False)`` byte for byte, several times faster on a verdict of
     thousands of findings); the surrogate pass runs only on text that has one.
     """

@@ -21,8 +21,8 @@ from pydantic import (
     field_validator,
 )
 
-from mmr.config.types import PositiveInt, StrictBool, StrictStr
 from mmr.models import Severity
+from mmr.types import PositiveInt, StrictBool, StrictStr
 
 
 class _Spec(BaseModel):

@@ -21,7 +21,7 @@ from mmr.models import ChannelResult, Finding, ParseFailure, Telemetry
 from mmr.parsers import parse_channel_output
 from mmr.reconcile.diff_filter import filter_to_diff
 from mmr.reconcile.jstext import trim, utf16_len
-from mmr.review.redact import redact_text
+from mmr.secrets.redact import redact_text
 from mmr.store.job_status import format_elapsed
 from mmr.store.records import ChannelJobEntry, elapsed_ms
 

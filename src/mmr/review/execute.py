@@ -90,9 +90,9 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
     """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
     import anyio
 
-    from mmr.dispatch.compensate import plan_compensation, run_compensation
-    from mmr.dispatch.interrupts import run_until_interrupted
     from mmr.dispatch.runner import dispatch_all
+    from mmr.process.interrupts import run_until_interrupted
+    from mmr.review.compensate import plan_compensation, run_compensation
 
     plans = [r.planned.plan for r in gate if r.passed and r.planned.plan is not None]
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,

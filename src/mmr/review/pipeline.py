@@ -13,20 +13,20 @@ from mmr.config.loaded import LoadedConfig, ProjectText
 from mmr.config.loader import load_config
 from mmr.config.schema import MmrConfig
 from mmr.config.selection import select_channels
+from mmr.diff.inputs import check_reviewable, resolve_diff
 from mmr.errors import ChannelSelectionError, ConfigError
-from mmr.formatters.documents import max_rounds_results, ratification_results
+from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
+from mmr.reconcile.documents import max_rounds_results, ratification_results
 from mmr.reconcile.verdict import unreachable_floor_warning
-from mmr.review.credentials import secret_findings
 from mmr.review.execute import run_sync_review, start_review_job
-from mmr.review.inputs import check_reviewable, resolve_diff
-from mmr.review.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
 from mmr.review.preflight import dry_run_report, run_preflight
-from mmr.review.ratification import GateBlock, ratification_gate
 from mmr.review.request import ReviewRequest, check_request
 from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
-from mmr.review.trust import TrustContext, resolve_trust
+from mmr.secrets.credentials import secret_findings
 from mmr.store.rounds import check_round_budget
 from mmr.store.session_ids import check_session_id
+from mmr.trust.modes import TrustContext, resolve_trust
+from mmr.trust.ratification import GateBlock, ratification_gate
 
 __all__ = ["ReviewIO", "ReviewOutcome", "ReviewRequest", "run_review"]
 

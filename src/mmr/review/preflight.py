@@ -17,8 +17,8 @@ import anyio
 from mmr.dispatch.auth import auth_status_to_channel_status, check_channels
 from mmr.dispatch.plan import AuthResult
 from mmr.models import ChannelStatus
-from mmr.review.plans import PlannedChannel
-from mmr.review.redact import redact_text
+from mmr.prompt.plans import PlannedChannel
+from mmr.secrets.redact import redact_text
 
 DRY_RUN_BANNER = "=== DRY RUN - no channels will be dispatched ==="
 NO_CHANNEL_PASSED = "No channels passed auth check:"

@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mmr.errors import MmrError, ReconcileInputError
+from mmr.fs import atomic_write_text
 from mmr.models import ParsedOutput
 from mmr.parsers import InvalidExternalInput, normalize_external_input, read_input
 from mmr.parsers.brackets import Balanced, BracketIndex
 from mmr.parsers.scanners import extract_first_object
 from mmr.parsers.text import decode_json, fix_trailing_commas, strip_markdown_fences
 from mmr.parsers.validate import strict_finding
-from mmr.review.credentials import SECRETS_SOURCE
-from mmr.store.atomic import atomic_write_text
+from mmr.secrets.credentials import SECRETS_SOURCE
 from mmr.store.jobs import ChannelExistsError, JobStore
 from mmr.store.records import ChannelJobEntry, JobRecord, iso_timestamp
 

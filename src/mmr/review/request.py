@@ -12,11 +12,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from mmr.config.schema import OutputFormat
+from mmr.diff.inputs import DiffRequest
 from mmr.errors import UsageError
 from mmr.models import Severity
-from mmr.review.inputs import DiffRequest
-from mmr.review.trust import TrustFlags
 from mmr.store.session_ids import SESSION_ID_FLAG_MESSAGE, is_valid_session_id
+from mmr.trust.modes import TrustFlags
 
 
 class ReviewRequest(BaseModel):

@@ -15,14 +15,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mmr.formatters.json import dumps, results_document
+from mmr.fs import atomic_write_text
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
 from mmr.parsers import parse_channel_output
 from mmr.reconcile.diff_filter import touched_paths
 from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, build_results, exit_code
 from mmr.review.channel_results import PARSE_REASONS, ChannelFilesView, channel_result
-from mmr.review.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
-from mmr.store.atomic import atomic_write_text
+from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
@@ -79,9 +79,9 @@ def job_ack_applier(job: JobRecord, *,
                     warn: Callable[[str], None] | None = None) -> AckApplier:
     """Apply user acks and the project acks the job's ``review_controls`` allow (§9.4):
     the same policy at ``review --sync`` time and for a later ``mmr results``."""
+    from mmr.acks.apply import AckPolicy, apply_acks
+    from mmr.acks.store import AckStore
     from mmr.config.paths import mmr_home
-    from mmr.reconcile.acks import AckPolicy, apply_acks
-    from mmr.reconcile.acks_store import AckStore
 
     project_root = Path(job.project_root) if job.project_root else None
     store = AckStore(user_root=mmr_home(), project_root=project_root)

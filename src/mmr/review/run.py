@@ -19,10 +19,10 @@ if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this mod
     from mmr.config.loaded import LoadedConfig
     from mmr.dispatch.plan import ChannelEvent
     from mmr.models import Finding, ReconciledResults
-    from mmr.review.plans import PlannedChannel, PreparedDiff
-    from mmr.review.ratification import ProposedChanges
+    from mmr.prompt.plans import PlannedChannel, PreparedDiff
     from mmr.review.request import ReviewRequest
-    from mmr.review.trust import TrustContext
+    from mmr.trust.modes import TrustContext
+    from mmr.trust.ratification import ProposedChanges
 
 
 class Progress(Protocol):

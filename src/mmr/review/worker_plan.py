@@ -19,7 +19,7 @@ from mmr.config.provenance import Provenance
 from mmr.config.schema import ChannelConfig, MmrConfig
 from mmr.dispatch.plan import ChannelPlan
 from mmr.parsers.specs import ParserSpec
-from mmr.review.plans import ChannelSkip, PlannedChannel
+from mmr.prompt.plans import ChannelSkip, PlannedChannel
 from mmr.review.run import JobPlan
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mmr.store.atomic import (
+from mmr.fs import (
     atomic_write_bytes,
     atomic_write_json,
     atomic_write_text,

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mmr.errors import JobNotFoundError
-from mmr.store.atomic import read_bytes_nofollow
+from mmr.fs import read_bytes_nofollow
 from mmr.store.layout import JobPaths, UnsafeChannelNameError, check_channel_name
 from mmr.store.records import (
     CORRUPT_STATUS_ERROR,

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mmr.errors import JobNotFoundError
-from mmr.store.atomic import atomic_write_json, ensure_private_dir
+from mmr.fs import atomic_write_json, ensure_private_dir
 from mmr.store.job_reader import read_status_overrides
 from mmr.store.layout import JobPaths
 from mmr.store.locking import mkdir_lock

@@ -24,8 +24,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from mmr.errors import JobNotFoundError, MmrError
+from mmr.fs import atomic_write_json, ensure_private_dir
 from mmr.models import ChannelStatus, Severity, TrustMode
-from mmr.store.atomic import atomic_write_json, ensure_private_dir
 from mmr.store.channel_files import ChannelFiles
 from mmr.store.dead_worker import sweep_dead_worker, worker_state
 from mmr.store.job_reader import read_job, read_job_json

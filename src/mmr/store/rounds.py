@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mmr.errors import UsageError
-from mmr.formatters.documents import max_rounds_summary
+from mmr.reconcile.documents import max_rounds_summary
 
 #: ``loop_control.max_rounds_default`` when the config does not set it.
 DEFAULT_MAX_ROUNDS = 5

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mmr.errors import MmrError
-from mmr.store.atomic import atomic_write_json, ensure_private_dir, read_bytes_nofollow
+from mmr.fs import atomic_write_json, ensure_private_dir, read_bytes_nofollow
 from mmr.store.locking import mkdir_lock
 from mmr.store.records import iso_timestamp, parse_timestamp
 from mmr.store.rounds import check_round

@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _explore(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from mmr.explore import ExploreRequest, run_explore, write_out
+    from mmr.explore.run import ExploreRequest, run_explore, write_out
 
     request = ExploreRequest(
         roots=tuple(args.root), prompt_file=args.prompt_file, out=args.out,

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmr import git
+from mmr.diff.inputs import count_diff_lines
 from mmr.errors import DiffError, GitError
-from mmr.explore_inputs import InputError, resolve_existing_dir
-from mmr.review.credentials import has_refusable_credentials
-from mmr.review.inputs import count_diff_lines
+from mmr.explore.inputs import InputError, resolve_existing_dir
+from mmr.secrets.credentials import has_refusable_credentials
 
 #: RM-2's pathspec exclusions, always applied (the channel's own ``diff_exclude`` adds to them).
 RM2_EXCLUDES = ("secrets/**", "local_secrets/**", "*.pem", "*.key", "*secret*")

@@ -13,18 +13,18 @@ from pathlib import Path
 
 from mmr.dispatch.clean_tree import DIRTIED_WORKTREE
 from mmr.dispatch.plan import ChannelOutcome, ChannelPlan
-from mmr.explore_scratch import (
+from mmr.explore.scratch import (
     ScratchRun,
     context_window_warning,
     preview_argv,
     reply_text,
     telemetry_line,
 )
+from mmr.fs import atomic_write_text
 from mmr.parsers.jsonpath import resolve_path
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec, coerce_parser_spec
 from mmr.parsers.unwrap import decode_envelope
-from mmr.review.prompt import assemble_prompt, diff_fence
-from mmr.store.atomic import atomic_write_text
+from mmr.prompt.assemble import assemble_prompt, diff_fence
 from mmr.wrappers.review_inputs import Materialised, Worktree
 
 PROG = "review-minimax-run"

@@ -23,10 +23,10 @@ from mmr.dispatch.auth import install_token, is_installed
 from mmr.dispatch.placeholders import split_command
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan
 from mmr.errors import ConfigError
-from mmr.explore_inputs import InputError, check_effort, check_positive
-from mmr.explore_scratch import run_in_scratch, with_vars
-from mmr.review.prompt import apply_wrapper
-from mmr.review.trusted_files import read_project_config_at_ref
+from mmr.explore.inputs import InputError, check_effort, check_positive
+from mmr.explore.scratch import run_in_scratch, with_vars
+from mmr.prompt.assemble import apply_wrapper
+from mmr.trust.trusted_files import read_project_config_at_ref
 from mmr.wrappers import fake_session
 from mmr.wrappers.review_inputs import (
     RM2_EXCLUDES,

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from mmr.acks.record import AckScope, new_ack_record
+from mmr.acks.seen import record_sightings
+from mmr.acks.store import AckStore
 from mmr.config.paths import find_project_root, mmr_home
-from mmr.reconcile.acks_record import AckScope, new_ack_record
-from mmr.reconcile.acks_seen import record_sightings
-from mmr.reconcile.acks_store import AckStore
 from mmr.store.jobs import JobStore
 from tests.integration.cli_lifecycle.conftest import (
     RunMmr,

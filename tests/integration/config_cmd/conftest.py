@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from mmr.cli.main import main
-from mmr.config import runtime_probe
 from mmr.config.paths import user_config_path
-from mmr.config.runtime_probe import LocalRuntime
+from mmr.config_edit import runtime_probe
+from mmr.config_edit.runtime_probe import LocalRuntime
 from tests.cli_runner import CliResult as Run
 from tests.cli_runner import RunCli
 from tests.fakes.plugin import fake_cli  # noqa: F401  (re-exported fixture)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from mmr.config import runtime_probe
 from mmr.config.loaded import WorkingTree
 from mmr.config.loader import load_config
-from mmr.config.runtime_probe import LocalRuntime
 from mmr.config.yaml_io import parse_yaml
+from mmr.config_edit import runtime_probe
+from mmr.config_edit.runtime_probe import LocalRuntime
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.config_cmd.conftest import MmrRunner
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import anyio
 
-from mmr.config.runtime_probe import (
+from mmr.config_edit.runtime_probe import (
     LocalRuntime,
     ProbeResult,
     detect_runtimes,

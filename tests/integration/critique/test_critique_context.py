@@ -10,7 +10,7 @@ import pytest
 
 from mmr.critique.context import build_repo_context
 from mmr.critique.context_tree import collect_tree
-from mmr.critique.secret_files import is_sensitive_path
+from mmr.secrets.secret_files import is_sensitive_path
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.critique.conftest import RunMmr, critique_reply, item, write_user_config
 

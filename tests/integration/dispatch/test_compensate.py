@@ -14,16 +14,16 @@ import pytest
 from mmr.config.defaults import CLAUDE_RESULT_PARSER
 from mmr.config.loaded import LoadedConfig, WorkingTree
 from mmr.config.loader import load_config
-from mmr.dispatch.compensate import (
+from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
+from mmr.dispatch.plan import ChannelOutcome
+from mmr.models import ChannelStatus
+from mmr.prompt.focus import focus_preamble
+from mmr.review.compensate import (
     CompensationPass,
     compensator_for,
     plan_compensation,
     run_compensation,
 )
-from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
-from mmr.dispatch.focus import focus_preamble
-from mmr.dispatch.plan import ChannelOutcome
-from mmr.models import ChannelStatus
 from tests.fakes.plugin import FakeCli, FakeCliFactory
 from tests.integration.dispatch.dispatch_helpers import (
     CLEAN_REPLY,

@@ -8,7 +8,7 @@ import shutil
 import signal
 from pathlib import Path
 
-from mmr.dispatch.subprocess import ProcessRequest, run_process_sync
+from mmr.process.subprocess import ProcessRequest, run_process_sync
 from tests.fakes.plugin import FakeCliFactory
 
 FAKECLI = Path(__file__).resolve().parents[2] / "fakes" / "fakecli.py"

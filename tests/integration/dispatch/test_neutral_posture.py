@@ -22,7 +22,7 @@ from mmr.dispatch.isolation import (
     sweep_once,
     sweep_stale_neutral_dirs,
 )
-from mmr.dispatch.subprocess import ProcessRequest, run_process_sync
+from mmr.process.subprocess import ProcessRequest, run_process_sync
 from tests.fakes.plugin import FakeCliFactory
 
 GROK_ENV = {"HOME": NEUTRAL_HOME, "XDG_CONFIG_HOME": NEUTRAL_HOME}

@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
-from mmr.dispatch.subprocess import ProcessRequest, live_process_groups, run_process_sync
+from mmr.process.subprocess import ProcessRequest, live_process_groups, run_process_sync
 from tests.fakes.plugin import FakeCliFactory, wait_until_gone
 
 
@@ -235,7 +235,7 @@ def test_on_spawn_receives_the_pid_and_groups_are_tracked(fake_cli: FakeCliFacto
     seen: list[tuple[int, bool]] = []
 
     async def main() -> None:
-        from mmr.dispatch.subprocess import run_process
+        from mmr.process.subprocess import run_process
 
         def on_spawn(pid: int) -> None:
             seen.append((pid, pid in live_process_groups()))
@@ -253,7 +253,7 @@ def test_on_spawn_failure_stops_the_child_and_propagates(fake_cli: FakeCliFactor
     spawned: list[int] = []
 
     async def main() -> None:
-        from mmr.dispatch.subprocess import run_process
+        from mmr.process.subprocess import run_process
 
         def on_spawn(pid: int) -> None:
             spawned.append(pid)

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mmr.dispatch.subprocess import (
+from mmr.process.subprocess import (
     ProcessOutcome,
     ProcessRequest,
     live_process_groups,
@@ -126,7 +126,7 @@ def test_ctrl_c_in_a_real_process_kills_the_child_group(
     fake = fake_cli("claude", spawn_grandchild=True, sleep=30)
     driver = tmp_path / "driver.py"
     driver.write_text(textwrap.dedent("""
-        from mmr.dispatch.subprocess import ProcessRequest, run_process_sync
+        from mmr.process.subprocess import ProcessRequest, run_process_sync
         try:
             run_process_sync(ProcessRequest(("claude",), timeout_s=30, kill_grace_s=0.3))
         except KeyboardInterrupt:

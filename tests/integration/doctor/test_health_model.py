@@ -6,7 +6,7 @@ import pytest
 
 from mmr.config.channel_schema import SubprocessChannel
 from mmr.dispatch.plan import AuthResult
-from mmr.doctor import (
+from mmr.doctor.checks import (
     ChannelHealth,
     HealthStatus,
     doctor_exit_code,
@@ -14,9 +14,9 @@ from mmr.doctor import (
     probed_health,
     unprobed_health,
 )
-from mmr.doctor_fix import FixOutcome
-from mmr.doctor_report import render_text, summary_line
-from mmr.doctor_warnings import auth_checks
+from mmr.doctor.fix import FixOutcome
+from mmr.doctor.report import render_text, summary_line
+from mmr.doctor.warnings import auth_checks
 
 
 def channel(**fields: object) -> SubprocessChannel:

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmr.review.indented_json import dumps_indented
+from mmr.formatters.indented_json import dumps_indented
 
 _scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
             | st.text())

@@ -10,7 +10,7 @@ import yaml
 
 from mmr.config.loader import load_config
 from mmr.config.paths import user_config_path
-from mmr.review.plans import PreparedDiff, PromptParts, plan_channels
+from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels
 from mmr.review.reconcile_input import locate_invalid_finding
 from mmr.review.run import JobPlan
 from mmr.review.worker import main as worker_main

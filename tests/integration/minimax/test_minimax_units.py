@@ -12,10 +12,10 @@ from mmr.config.channel_schema import SubprocessChannel
 from mmr.config.wrapper import PROMPT_TOKEN, resolve_prompt_wrapper
 from mmr.dispatch.plan import AuthResult, ChannelOutcome, ChannelPlan
 from mmr.errors import UsageError
-from mmr.explore import ExploreRequest, vars_overrides
-from mmr.explore_inputs import check_effort, explore_prompt, in_secrets_dir
-from mmr.explore_report import render_json, summarise
-from mmr.explore_scratch import (
+from mmr.explore.inputs import check_effort, explore_prompt, in_secrets_dir
+from mmr.explore.report import render_json, summarise
+from mmr.explore.run import ExploreRequest, vars_overrides
+from mmr.explore.scratch import (
     ScratchRun,
     context_window_warning,
     preview_argv,

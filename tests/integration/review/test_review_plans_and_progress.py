@@ -13,7 +13,7 @@ from mmr.config.loaded import LoadedConfig
 from mmr.config.loader import load_config
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.plan import ChannelEvent
-from mmr.review.plans import PreparedDiff, PromptParts, plan_channels
+from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels
 from mmr.review.progress import ProgressDisplay, plain_line, progress_for
 
 DIFF = ("diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x\n"

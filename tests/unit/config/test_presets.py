@@ -86,7 +86,7 @@ def test_antigravity_and_opencode_keep_the_real_home(load: Loader) -> None:
 
 
 def test_builtin_auth_strings_hold_no_inline_secret(load: Loader) -> None:
-    redact = pytest.importorskip("mmr.review.redact")
+    redact = pytest.importorskip("mmr.secrets.redact")
     for name, channel in _channels(load).items():
         if channel.auth is not None:
             assert not redact.contains_inline_secret(channel.auth.check), name

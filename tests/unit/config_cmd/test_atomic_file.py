@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mmr.config.atomic_file import (
+from mmr.config_edit.atomic_file import (
     SymlinkRefused,
     create_file,
     read_snapshot,

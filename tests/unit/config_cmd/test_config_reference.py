@@ -8,11 +8,11 @@ import pytest
 from pydantic import BaseModel
 
 from mmr.config import schema
-from mmr.config.reference_doc import render
+from mmr.config_edit.reference_doc import render
 from mmr.parsers import specs
 
 REPO = Path(__file__).resolve().parents[3]
-REGENERATE = "regenerate with: python -m mmr.config.reference_doc > docs/config.md"
+REGENERATE = "regenerate with: python -m mmr.config_edit.reference_doc > docs/config.md"
 
 
 def keys(model: type[BaseModel], prefix: str) -> list[str]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mmr.config.init_template import EXAMPLE_IDS, EXAMPLES_HEADER, render_init_config
-from mmr.config.scope import WriteTarget
-from mmr.config.toggle import ToggleOutcome, retired_message, toggle_report
-from mmr.config.views import channels_table, compact_json, js_value, paths_report
-from mmr.config.writer import ConfigFile
 from mmr.config.yaml_io import parse_yaml
+from mmr.config_edit.init_template import EXAMPLE_IDS, EXAMPLES_HEADER, render_init_config
+from mmr.config_edit.scope import WriteTarget
+from mmr.config_edit.toggle import ToggleOutcome, retired_message, toggle_report
+from mmr.config_edit.views import channels_table, compact_json, js_value, paths_report
+from mmr.config_edit.writer import ConfigFile
 
 
 def test_compact_json_prints_numbers_as_javascript_does():

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from mmr.config.writer import coerce_scalar
-from mmr.config.yaml_edit import EditableConfig, YamlEditError, typed
 from mmr.config.yaml_io import parse_yaml
-from mmr.config.yaml_style import guess_indents
+from mmr.config_edit.writer import coerce_scalar
+from mmr.config_edit.yaml_edit import EditableConfig, YamlEditError, typed
+from mmr.config_edit.yaml_style import guess_indents
 
 
 def edited(text: str, *, set_: dict[str, object] | None = None,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from mmr.formatters.documents import max_rounds_results, ratification_results
 from mmr.models import (
     ChannelResult,
     Finding,
@@ -11,6 +10,7 @@ from mmr.models import (
     ResultsMetadata,
     Telemetry,
 )
+from mmr.reconcile.documents import max_rounds_results, ratification_results
 
 SQL_SHINGLE = [
     "sql b", "ql bu", "l bui", " buil", "built", "uilt ", "ilt b", "lt by", "t by ", " by c",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mmr.formatters.documents import max_rounds_results, max_rounds_summary, ratification_results
+from mmr.reconcile.documents import max_rounds_results, max_rounds_summary, ratification_results
 
 
 def test_max_rounds_summary_names_session_round_and_cap():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from mmr.acks.record import AckRecord, new_ack_record
 from mmr.models import Finding, ReconciledFinding
-from mmr.reconcile.acks_record import AckRecord, new_ack_record
 from mmr.reconcile.stable_id import identify
 
 CREATED = datetime(2026, 1, 1, tzinfo=UTC)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from mmr.acks.apply import AckPolicy, ScopeIndex, apply_acks, lookup
+from mmr.acks.record import AckRecord, AckScope
+from mmr.acks.seen import read_last_seen
+from mmr.acks.store import AckStore, ScopeContents
 from mmr.models import ReconciledFinding, TrustMode
-from mmr.reconcile.acks import AckPolicy, ScopeIndex, apply_acks, lookup
-from mmr.reconcile.acks_record import AckRecord, AckScope
-from mmr.reconcile.acks_seen import read_last_seen
-from mmr.reconcile.acks_store import AckStore, ScopeContents
 from mmr.store.records import ReviewControls
 
 from .ack_helpers import ack_for, reconciled

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mmr.reconcile.acks_jobs import (
+from mmr.acks.jobs import (
     InvalidAckJobIdError,
     check_ack_job_id,
     find_ack_source,
@@ -75,7 +75,7 @@ def test_oversized_results_are_skipped(jobs: JobStore,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     finding = reconciled("src/a.ts:3", "Missing null check here")
     _job(jobs, T0, {"reconciled_findings": [finding.to_json_dict()]})
-    monkeypatch.setattr("mmr.reconcile.acks_jobs.MAX_RESULTS_BYTES", 10)
+    monkeypatch.setattr("mmr.acks.jobs.MAX_RESULTS_BYTES", 10)
     assert find_ack_source(jobs.root, finding.finding_key) is None
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from mmr.acks.apply import AckPolicy, apply_acks
+from mmr.acks.jobs import iter_job_findings
+from mmr.acks.prune import DEFAULT_ACK_RETENTION_DAYS, prune_acks
+from mmr.acks.seen import LAST_SEEN_NAME, read_last_seen, record_sightings
+from mmr.acks.store import AckStore
 from mmr.errors import UsageError
 from mmr.models import ReconciledFinding
-from mmr.reconcile.acks import AckPolicy, apply_acks
-from mmr.reconcile.acks_jobs import iter_job_findings
-from mmr.reconcile.acks_prune import DEFAULT_ACK_RETENTION_DAYS, prune_acks
-from mmr.reconcile.acks_seen import LAST_SEEN_NAME, read_last_seen, record_sightings
-from mmr.reconcile.acks_store import AckStore
 from mmr.store.jobs import JobStore
 
 from .ack_helpers import ack_for, reconciled

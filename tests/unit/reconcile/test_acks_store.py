@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from mmr.config.paths import mmr_home, user_acks_dir
-from mmr.reconcile.acks_record import (
+from mmr.acks.record import (
     AckRecord,
     InvalidFindingKeyError,
     ack_record_problem,
     check_finding_key,
     new_ack_record,
 )
-from mmr.reconcile.acks_store import PROJECT_DISABLED, AckStore, AckStoreError
+from mmr.acks.store import PROJECT_DISABLED, AckStore, AckStoreError
+from mmr.config.paths import mmr_home, user_acks_dir
 
 from .ack_helpers import CREATED, ack_for, reconciled
 

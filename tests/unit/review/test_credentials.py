@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmr.review.credential_patterns import KIND_LABELS, credential_spans
-from mmr.review.credentials import (
+from mmr.secrets.credential_patterns import KIND_LABELS, credential_spans
+from mmr.secrets.credentials import (
     REFUSAL_MESSAGE,
     CredentialHit,
     has_refusable_credentials,

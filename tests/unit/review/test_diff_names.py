@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from mmr.diff import sections as diff_sections
+from mmr.diff.names import header_name, unquote
 from mmr.reconcile import diff_filter
-from mmr.review import diff_sections
-from mmr.review.diff_names import header_name, unquote
 
 
 def test_unquote_decodes_octal_bytes_escapes_and_returns_the_rest() -> None:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from mmr.errors import DiffError
-from mmr.review.diff_sections import (
+from mmr.diff.inputs import EMPTY_DIFF_MESSAGE, DiffInput, check_reviewable, count_diff_lines
+from mmr.diff.sections import (
     exclude_sections,
     pathspec_matches,
     split_sections,
     unquote,
 )
-from mmr.review.inputs import EMPTY_DIFF_MESSAGE, DiffInput, check_reviewable, count_diff_lines
-from mmr.review.ratification import ProposedChanges
+from mmr.errors import DiffError
+from mmr.trust.ratification import ProposedChanges
 
 GIT_DIFF = """\
 diff --git a/src/a.py b/src/a.py

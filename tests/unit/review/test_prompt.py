@@ -7,14 +7,14 @@ import re
 
 import pytest
 
-from mmr.resources import read_template
-from mmr.review.prompt import (
+from mmr.prompt.assemble import (
     apply_wrapper,
     assemble_prompt,
     compensating_prompt,
     core_prompt,
     diff_fence,
 )
+from mmr.resources import read_template
 
 DIFF = "diff --git a/x.ts b/x.ts\n+added"
 

@@ -10,7 +10,7 @@ import copy
 
 import pytest
 
-from mmr.review.redact import (
+from mmr.secrets.redact import (
     REDACTED,
     contains_inline_secret,
     is_command_secret_key,

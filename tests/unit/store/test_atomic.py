@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mmr.store.atomic import (
+from mmr.fs import (
     atomic_write_bytes,
     atomic_write_json,
     atomic_write_text,

@@ -1,0 +1,123 @@
+"""The ack record: one ``<finding_key>.json`` file, shared with the reference (spec ch. 04 §9.1).
+
+Files are interchangeable with the reference only if keys and shingles are byte-identical
+(§2) and the JSON layout is the same: 2-space indent, keys in the order below, ``reason``
+omitted when not given, no trailing newline. Reading is lenient about *extra* keys and
+strict about the five known ones, exactly as the reference validates them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from mmr.errors import MmrError
+from mmr.fs import dumps_json
+from mmr.reconcile.stable_id import normalize_location, strip_dot_slash
+from mmr.store.records import iso_timestamp
+
+AckScope = Literal["project", "user"]
+ACK_SCOPES: tuple[AckScope, ...] = ("project", "user")
+#: Largest ack file read; acks are tiny, and a planted huge file must not exhaust memory.
+MAX_ACK_BYTES = 256 * 1024
+
+FINDING_KEY_PATTERN = "^[a-f0-9]{40}$"
+_FINDING_KEY = re.compile(r"[a-f0-9]{40}")
+#: The only names a scope directory is searched for (``<finding_key>.json``).
+ACK_FILE_NAME = re.compile(r"[a-f0-9]{40}\.json")
+
+
+class InvalidFindingKeyError(MmrError):
+    """A finding key that is not 40 lowercase hex characters (exit 1)."""
+
+
+def is_finding_key(value: object) -> bool:
+    return isinstance(value, str) and _FINDING_KEY.fullmatch(value) is not None
+
+
+def check_finding_key(key: str) -> str:
+    """``key`` when valid, else ``Invalid finding_key: <key> — must match ^[a-f0-9]{40}$``."""
+    if not is_finding_key(key):
+        raise InvalidFindingKeyError(
+            f"Invalid finding_key: {key} — must match {FINDING_KEY_PATTERN}"
+        )
+    return key
+
+
+def ack_location(location: str) -> str:
+    """The ``normalized_location`` an ack stores and lookups compare (§2.2, ``./`` stripped)."""
+    return normalize_location(strip_dot_slash(location))
+
+
+def ack_record_problem(value: object, expected_key: str) -> str | None:
+    """Why ``value`` is not a usable ack record for file ``<expected_key>.json``, or None.
+
+    The reference's rules exactly: extra keys are fine, but ``reason`` must be a string
+    when present (``null`` is not), and the embedded key must equal the file name.
+    """
+    if not isinstance(value, dict):
+        return "not a JSON object"
+    if value.get("finding_key") != expected_key:
+        return "finding_key does not match the file name"
+    shingle = value.get("description_shingle")
+    if (
+        not isinstance(value.get("normalized_location"), str)
+        or not isinstance(shingle, list)
+        or not all(isinstance(gram, str) for gram in shingle)
+        or not isinstance(value.get("created_at"), str)
+        or ("reason" in value and not isinstance(value["reason"], str))
+    ):
+        return "missing or mistyped fields"
+    return None
+
+
+class AckRecord(BaseModel):
+    """One ack file. Field order is the file's key order; unknown keys are kept."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+    finding_key: str
+    normalized_location: str
+    description_shingle: list[str]
+    reason: str | None = None
+    created_at: str
+
+    @classmethod
+    def from_json(cls, value: object, expected_key: str) -> AckRecord | None:
+        """The record, or None when :func:`ack_record_problem` finds a fault."""
+        if ack_record_problem(value, expected_key) is not None:
+            return None
+        return cls.model_validate(value)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def file_bytes(self) -> bytes:
+        """The file content: 2-space JSON, no trailing newline, lone surrogates escaped."""
+        return dumps_json(self.to_json_dict())
+
+    @property
+    def shingle_set(self) -> frozenset[str]:
+        return frozenset(self.description_shingle)
+
+
+def new_ack_record(
+    finding_key: str,
+    location: str,
+    description_shingle: Sequence[str],
+    *,
+    reason: str | None = None,
+    now: datetime | None = None,
+) -> AckRecord:
+    """The record ``mmr ack add`` writes for a reconciled finding's key, location, shingle."""
+    return AckRecord(
+        finding_key=check_finding_key(finding_key),
+        normalized_location=ack_location(location),
+        description_shingle=list(description_shingle),
+        reason=reason,
+        created_at=iso_timestamp(now),
+    )

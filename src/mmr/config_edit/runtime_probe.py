@@ -1,0 +1,149 @@
+"""Is a local model runtime here? Used by ``mmr config init`` (ch. 02 §9.8, ch. 01 §8.2).
+
+Each runtime is probed two ways at once, each within the same limit (1 s by default):
+
+- its program, as the reference does (``ollama list``, ``lms ps`` …): spawned without a
+  shell, all output discarded; detected when it exits 0 in time (a timeout sends SIGTERM,
+  then SIGKILL 250 ms later);
+- its usual HTTP port on the loopback interface (a server started from a desktop app or
+  a container has no program on ``PATH``): detected on any 2xx answer. Only loopback
+  hosts are ever contacted, without proxies.
+
+The runtime list is a parameter, so tests point the probes at their own ports.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+PROBE_TIMEOUT_MS = 1000
+KILL_GRACE_S = 0.25
+_SAFE_COMMAND = re.compile(r"[a-zA-Z0-9._/\\: ()@+~-]+")
+_MAX_TIMEOUT_MS = 2_147_483_647
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """``detected``, and why not (``timeout``, ``exit 1``, ``signal SIGKILL``, a spawn error)."""
+
+    detected: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class LocalRuntime:
+    """One runtime ``config init`` looks for; ``port=None`` means no HTTP probe."""
+
+    id: str
+    command: str
+    args: tuple[str, ...]
+    port: int | None = None
+    path: str = "/"
+    host: str = "127.0.0.1"
+
+
+#: The runtimes of ch. 02 §9.8, in the order ``config init`` prints them.
+DEFAULT_RUNTIMES: tuple[LocalRuntime, ...] = (
+    LocalRuntime("ollama", "ollama", ("list",), 11434, "/api/tags"),
+    LocalRuntime("lms", "lms", ("ps",), 1234, "/v1/models"),
+    LocalRuntime("llama-server", "llama-server", ("--help",), 8080, "/health"),
+    LocalRuntime("local-ai-delegate", "local-ai-delegate", ("--version",)),
+)
+
+
+async def probe_program(command: str, args: Sequence[str], timeout_ms: int) -> ProbeResult:
+    """Run ``command args…`` (no shell, output discarded); detected when it exits 0 in time."""
+    from mmr.process.subprocess import ProcessRequest, run_process
+
+    problem = _invalid_request(command, args, timeout_ms)
+    if problem is not None:
+        return ProbeResult(False, problem)
+    outcome = await run_process(ProcessRequest(
+        (command, *args), timeout_s=timeout_ms / 1000, stderr="suppress",
+        max_capture_bytes=0, kill_grace_s=KILL_GRACE_S, label="runtime-probe",
+    ))
+    if outcome.timed_out:
+        reason: str | None = "timeout"
+    elif outcome.spawn_error is not None:
+        reason = outcome.spawn_error
+    elif outcome.killed_by is not None:
+        reason = f"signal {outcome.killed_by.name}"
+    else:
+        reason = None if outcome.rc == 0 else f"exit {outcome.rc}"
+    return ProbeResult(reason is None, reason)
+
+
+def _invalid_request(command: str, args: Sequence[str], timeout_ms: int) -> str | None:
+    if not _SAFE_COMMAND.fullmatch(command):
+        return "invalid command name"
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or not (
+        1 <= timeout_ms <= _MAX_TIMEOUT_MS
+    ):
+        return "invalid timeout"
+    if any("\0" in arg for arg in args):
+        return "invalid argument"
+    return None
+
+
+def probe_runtime(command: str, args: Sequence[str], timeout_ms: int) -> ProbeResult:
+    """:func:`probe_program` outside an event loop."""
+    import anyio
+
+    return anyio.run(probe_program, command, args, timeout_ms)
+
+
+async def probe_http(host: str, port: int, path: str, timeout_s: float) -> bool:
+    """Whether ``http://host:port/path`` answers 2xx in time; only loopback hosts are tried."""
+    import httpx
+
+    if host not in _LOOPBACK:
+        return False
+    netloc = f"[{host}]" if ":" in host else host
+    try:
+        async with httpx.AsyncClient(timeout=timeout_s, trust_env=False,
+                                     follow_redirects=False) as client:
+            response = await client.get(f"http://{netloc}:{port}{path}")
+    except httpx.HTTPError:
+        return False
+    return 200 <= response.status_code < 300
+
+
+async def _detect(runtime: LocalRuntime, timeout_ms: int) -> bool:
+    import anyio
+
+    found: list[bool] = []
+
+    async def program() -> None:
+        found.append((await probe_program(runtime.command, runtime.args, timeout_ms)).detected)
+
+    async def http(port: int) -> None:
+        found.append(await probe_http(runtime.host, port, runtime.path, timeout_ms / 1000))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(program)
+        if runtime.port is not None:
+            group.start_soon(http, runtime.port)
+    return any(found)
+
+
+def detect_runtimes(runtimes: Sequence[LocalRuntime] | None = None, *,
+                    timeout_ms: int = PROBE_TIMEOUT_MS) -> dict[str, bool]:
+    """Probe every runtime concurrently; ``{id: detected}`` in the given order."""
+    import anyio
+
+    chosen = DEFAULT_RUNTIMES if runtimes is None else tuple(runtimes)
+    results: dict[str, bool] = {}
+
+    async def one(runtime: LocalRuntime) -> None:
+        results[runtime.id] = await _detect(runtime, timeout_ms)
+
+    async def run_all() -> None:
+        async with anyio.create_task_group() as group:
+            for runtime in chosen:
+                group.start_soon(one, runtime)
+
+    anyio.run(run_all)
+    return {runtime.id: results[runtime.id] for runtime in chosen}

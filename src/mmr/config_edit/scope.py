@@ -1,0 +1,111 @@
+"""Which file an enable/disable writes (ch. 01 §8.6 steps 2 and 7; shared with ``doctor --fix``).
+
+``--global`` writes the user file and ``--project`` the project file. Without a flag an
+enable always goes to the project file. A disable goes to the *user* file only when the
+channel is a machine-level fact: its CLI is not installed here, the channel exists
+without the project layer, and its ``command`` came from the built-ins or the user file.
+Everything else — a project-only channel, a project channel extending a user template, a
+built-in whose missing command is a project override — stays in the project file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mmr.config.loaded import LoadedConfig
+from mmr.config.paths import project_config_path, user_config_path
+from mmr.config.schema import HttpChannel
+from mmr.config_edit.writer import ConfigFile, Scope
+
+BOTH_SCOPES = "Pass only one of --global or --project, not both."
+
+
+class ScopeConflict(ValueError):
+    """``--global`` and ``--project`` were both given."""
+
+    def __init__(self) -> None:
+        super().__init__(BOTH_SCOPES)
+
+
+@dataclass(frozen=True)
+class WriteTarget:
+    """The file an edit goes to, and whether a disable was routed there as "not installed"."""
+
+    file: ConfigFile
+    not_installed: bool = False
+
+    @property
+    def scope(self) -> Scope:
+        return self.file.scope
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag that names this scope (for revert hints)."""
+        return "--global" if self.scope == "user" else "--project"
+
+    @property
+    def other_flag(self) -> str:
+        return "--project" if self.scope == "user" else "--global"
+
+
+def load(project_root: Path, *, with_project: bool = True,
+         on_warning: Callable[[str], None] | None = None) -> LoadedConfig:
+    """The working-tree config; ``with_project=False``: the built-in and user layers only."""
+    from mmr.config.loaded import WorkingTree
+    from mmr.config.loader import load_config
+
+    return load_config(project_root, project_source=WorkingTree() if with_project else None,
+                       on_warning=on_warning)
+
+
+def requested_scope(global_flag: bool, project_flag: bool) -> Scope | None:
+    """The scope the flags ask for (None: no flag); raises :class:`ScopeConflict` for both."""
+    if global_flag and project_flag:
+        raise ScopeConflict
+    if global_flag:
+        return "user"
+    return "project" if project_flag else None
+
+
+def config_file(scope: Scope, project_root: Path) -> ConfigFile:
+    """The user file or ``<project root>/.mmr.yaml``."""
+    path = user_config_path() if scope == "user" else project_config_path(project_root)
+    return ConfigFile(path, scope)
+
+
+def toggle_target(
+    name: str,
+    *,
+    enable: bool,
+    scope: Scope | None,
+    project_root: Path,
+    merged: LoadedConfig,
+    load_without_project: Callable[[], LoadedConfig],
+) -> WriteTarget:
+    """Where ``config enable|disable <name>`` (canonical name) writes (§8.6 step 7).
+
+    ``load_without_project`` loads built-in + user only; it is called only when the
+    routing rule needs it.
+    """
+    if scope is not None:
+        return WriteTarget(config_file(scope, project_root))
+    if not enable and _machine_level_absence(name, merged, load_without_project):
+        return WriteTarget(config_file("user", project_root), not_installed=True)
+    return WriteTarget(config_file("project", project_root))
+
+
+def _machine_level_absence(name: str, merged: LoadedConfig,
+                           load_without_project: Callable[[], LoadedConfig]) -> bool:
+    from mmr.dispatch.auth import install_token, is_installed
+
+    channel = merged.channels.get(name)
+    if channel is None or isinstance(channel, HttpChannel):
+        return False
+    token = install_token(channel.command)
+    if not token or is_installed(token):
+        return False
+    if merged.provenance.source_of(("channels", name, "command")) not in ("default", "user"):
+        return False
+    return name in load_without_project().channels

@@ -1,0 +1,147 @@
+"""Crash-safe file writes and private directories (spec ch. 04 §7.6, Decisions "config writes").
+
+Every file mmr keeps under ``~/.mmr`` is written through :func:`atomic_write_bytes`: the
+bytes go to a uniquely named temp file in the target's own directory, are fsynced, and the
+temp file is renamed over the target. A reader therefore sees either the old file or the
+new one, never a prefix of the new one, and two writers never interleave inside one file.
+
+``rename`` replaces a symlink at the target name instead of writing to where it points,
+so by default a write never goes *through* a symlink. Callers that must keep a user's
+link (the user config file, ch. 01) pass ``follow_symlinks=True``: the link's final
+target is then replaced atomically and the link itself is left alone.
+
+This is mmr's one implementation of the temp-file-fsync-rename write: the config writer
+(:mod:`mmr.config_edit.atomic_file`) builds its symlink and mode policy on :func:`write_temp`,
+:func:`atomic_write_bytes` and :func:`fsync_dir`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes for ``text``; undecodable bytes smuggled in as surrogates round-trip.
+
+    Text read with ``errors="surrogateescape"`` (diffs, CLI output) gets its original bytes
+    back; any other lone surrogate (e.g. half an emoji from a JSON ``\\udXXX`` escape)
+    becomes the six-character escape instead of an encoding crash.
+    """
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace")
+
+
+def dumps_json(value: Any, *, indent: int | None = 2) -> bytes:
+    """JSON as the reference writes it: 2-space indent, non-ASCII kept as UTF-8.
+
+    A lone surrogate can only occur inside a JSON string, where ``backslashreplace``
+    produces a valid ``\\udXXX`` escape that decodes back to the same code unit.
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return text.encode("utf-8", "backslashreplace")
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create ``path`` (mode 0700, parents as needed); refuse a symlink at ``path``.
+
+    Missing parents are created 0700 too (``mkdir(parents=True)`` would leave them at
+    the umask's 0755): a fresh ``~/.mmr`` is as private as the jobs inside it.
+    """
+    if path.is_symlink():
+        raise OSError(f"refusing to use {path}: it is a symlink")
+    for parent in reversed(path.parents):
+        if not parent.exists():
+            parent.mkdir(mode=DIR_MODE, exist_ok=True)
+    path.mkdir(mode=DIR_MODE, exist_ok=True)
+    if not path.is_dir():
+        raise NotADirectoryError(f"{path} exists and is not a directory")
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, follow_symlinks: bool = False,
+                       mode: int = FILE_MODE) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file + fsync + rename), mode 0600
+    unless ``mode`` says otherwise."""
+    target = Path(os.path.realpath(path)) if follow_symlinks else path
+    tmp = write_temp(target, data, mode)
+    try:
+        tmp.replace(target)
+    except BaseException:
+        remove_if_present(tmp)
+        raise
+    fsync_dir(target.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, follow_symlinks: bool = False) -> None:
+    """:func:`atomic_write_bytes` for text (see :func:`encode_text`)."""
+    atomic_write_bytes(path, encode_text(text), follow_symlinks=follow_symlinks)
+
+
+def atomic_write_json(path: Path, value: Any, *, follow_symlinks: bool = False) -> None:
+    """:func:`atomic_write_bytes` for a JSON document (see :func:`dumps_json`)."""
+    atomic_write_bytes(path, dumps_json(value), follow_symlinks=follow_symlinks)
+
+
+def read_bytes_nofollow(path: Path) -> bytes:
+    """Read a regular file without following a symlink at its final component.
+
+    Raises ``FileNotFoundError`` when it is missing and ``OSError`` for a symlink.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def read_text_nofollow(path: Path) -> str:
+    """:func:`read_bytes_nofollow` decoded as UTF-8 (undecodable bytes kept as surrogates)."""
+    return read_bytes_nofollow(path).decode("utf-8", "surrogateescape")
+
+
+def write_temp(target: Path, data: bytes, mode: int) -> Path:
+    """``data``, fsynced, in a new uniquely named file beside ``target`` with ``mode``.
+
+    The name is unpredictable (``mkstemp``) and the mode is set before any byte is
+    written; on failure the temp file is removed. The caller renames or links it.
+    """
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        remove_if_present(tmp)
+        raise
+    return tmp
+
+
+def remove_if_present(path: Path) -> None:
+    """Unlink ``path``; a file that is already gone is fine."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or link in ``directory`` durable (best effort)."""
+    # Some filesystems refuse fsync on a directory.
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,142 @@
+"""What each channel is sent: its copy of the diff, its prompt, timeout and parser (ch. 06 §2.1).
+
+The run-wide diff has already been through ``diff_exclude`` and the run's budget. Per
+channel, in this order: its own ``max_diff_lines`` (over it: ``skipped``,
+``diff_too_large``), its ``on_credentials`` policy (``redact`` gets the redacted copy,
+``allow`` the verbatim one, ``refuse`` is ``skipped`` with ``credential_refused`` when an
+RM-3 pattern matches), then its own ``diff_exclude`` (nothing left: ``skipped``,
+``nothing_to_review``). A skipped channel never gets an auth check and is never
+compensated. The rest get a :class:`~mmr.dispatch.plan.ChannelPlan`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mmr.config.loaded import Channel, LoadedConfig
+from mmr.config.wrapper import resolve_prompt_wrapper
+from mmr.diff.sections import exclude_sections, normalize_pattern
+from mmr.dispatch.findings_schema import (
+    coerce_parser_for_schema_flags,
+    has_findings_schema_flag,
+    substitute_findings_schema,
+)
+from mmr.dispatch.plan import ChannelPlan
+from mmr.prompt.assemble import apply_wrapper, assemble_prompt
+from mmr.secrets.credentials import (
+    REFUSAL_MESSAGE,
+    CredentialHit,
+    has_refusable_credentials,
+    redact_diff,
+    redaction_warning,
+)
+
+NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
+
+
+@dataclass(frozen=True)
+class PreparedDiff:
+    """The run's diff (after the run-wide ``diff_exclude``) and its redacted copy."""
+
+    text: str
+    redacted: str
+    hits: tuple[CredentialHit, ...]
+    line_count: int
+    refusable: bool
+
+    @classmethod
+    def prepare(cls, text: str, line_count: int) -> PreparedDiff:
+        redacted, hits = redact_diff(text)
+        return cls(text=text, redacted=redacted, hits=tuple(hits), line_count=line_count,
+                   refusable=has_refusable_credentials(text))
+
+
+@dataclass(frozen=True)
+class PromptParts:
+    """The prompt layers every channel shares; only the diff and the wrapper differ."""
+
+    review_criteria: tuple[str, ...] = ()
+    template_criteria: tuple[str, ...] = ()
+    focus: str | None = None
+
+    def assemble(self, diff: str) -> str:
+        """The unwrapped prompt for ``diff`` (ch. 05 §2.6)."""
+        return assemble_prompt(diff, review_criteria=self.review_criteria,
+                               template_criteria=self.template_criteria, focus=self.focus)
+
+
+@dataclass(frozen=True)
+class ChannelSkip:
+    """Why a channel is ``skipped`` before any check: a ch. 04 §7.4 reason and its text."""
+
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class PlannedChannel:
+    """One resolved channel: a plan to dispatch, or the reason it is skipped."""
+
+    name: str
+    channel: Channel
+    plan: ChannelPlan | None
+    skip: ChannelSkip | None = None
+    #: Files the channel's own ``diff_exclude`` left out of its copy.
+    excluded_files: tuple[str, ...] = ()
+
+
+def plan_channels(names: Sequence[str], loaded: LoadedConfig, diff: PreparedDiff,
+                  parts: PromptParts) -> list[PlannedChannel]:
+    """One :class:`PlannedChannel` per resolved channel, in resolution order."""
+    planned: list[PlannedChannel] = []
+    for name in names:
+        channel = loaded.channel(name)
+        if channel is None:  # selection already rejected it; keep the loop total
+            raise KeyError(name)
+        planned.append(plan_channel(name, channel, loaded, diff, parts))
+    return planned
+
+
+def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: PreparedDiff,
+                 parts: PromptParts) -> PlannedChannel:
+    """The plan for one channel, or its skip (checks in the module docstring's order)."""
+    budget = channel.max_diff_lines
+    if budget is not None and diff.line_count > budget:
+        message = f"diff too large: {diff.line_count} lines > {budget}"
+        return PlannedChannel(name, channel, None, ChannelSkip("diff_too_large", message))
+    if channel.on_credentials == "refuse" and diff.refusable:
+        return PlannedChannel(name, channel, None,
+                              ChannelSkip("credential_refused", REFUSAL_MESSAGE))
+    text = diff.text if channel.on_credentials == "allow" else diff.redacted
+    patterns = [p for p in map(normalize_pattern, channel.diff_exclude or []) if p]
+    text, excluded = exclude_sections(text, patterns)
+    if excluded and not text.strip():
+        return PlannedChannel(name, channel, None,
+                              ChannelSkip("nothing_to_review", NOTHING_TO_REVIEW),
+                              tuple(excluded))
+    wrapper = resolve_prompt_wrapper(channel.prompt_wrapper, name)
+    plan = ChannelPlan(
+        name=name,
+        channel=_with_schema_flags(channel),
+        prompt=apply_wrapper(wrapper, parts.assemble(text)),
+        timeout_s=loaded.timeout_for(name),
+        output_parser=coerce_parser_for_schema_flags(channel.output_parser, channel.flags),
+    )
+    return PlannedChannel(name, channel, plan, None, tuple(excluded))
+
+
+def _with_schema_flags(channel: Channel) -> Channel:
+    """The channel with ``{{findings_schema}}`` substituted in its flags (ch. 03 §9)."""
+    if not has_findings_schema_flag(channel.flags):
+        return channel
+    return channel.model_copy(update={"flags": substitute_findings_schema(channel.flags)})
+
+
+def redaction_notice(planned: Sequence[PlannedChannel], diff: PreparedDiff) -> str | None:
+    """The stderr warning when a channel is about to receive a redacted diff."""
+    receives_redacted = any(p.plan is not None and p.channel.on_credentials == "redact"
+                            for p in planned)
+    if not diff.hits or not receives_redacted:
+        return None
+    return redaction_warning(len(diff.hits))

@@ -1,0 +1,209 @@
+"""Trust modes: where project config and acks may come from (spec 05 §3).
+
+A review often runs on content someone else controls, and two project files in that
+content could subvert the reviewer: ``.mmr.yaml`` (channels run commands) and
+``.mmr/acks/`` (acks suppress findings). Each run is classified into ``base-ref``
+(read them from a trusted git ref), ``untrusted-head`` or ``non-git`` (do not read
+them), unless an operator flag opts into the working tree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from mmr import git
+from mmr.diff.inputs import DiffRequest
+from mmr.errors import GitError
+from mmr.models import TrustMode
+from mmr.trust.trusted_files import (
+    ProjectConfigText,
+    read_project_config_at_ref,
+    read_project_config_in_work_tree,
+)
+
+AckSource = Literal["working-tree", "base-ref", "none"]
+PrBaseResolver = Callable[[int, Path], str]
+
+_CI_FLAG_VARIABLES = (
+    "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "TF_BUILD", "JENKINS_URL", "TEAMCITY_VERSION",
+)
+CONFIG_WARNING = "[mmr] warning: --trust-project-config is honoring the working-tree .mmr.yaml"
+ACKS_WARNING = "[mmr] warning: --trust-project-acks is honoring working-tree .mmr/acks/"
+ACCEPT_ACKS_WARNING = "[mmr] warning: --accept-new-acks is honoring working-tree .mmr/acks/"
+NON_GIT_SUFFIX = " (non-git: no base ref to compare against)."
+PREFER_REF_SUFFIX = "; prefer --config-base-ref <ref> for a trusted source."
+
+
+def is_ci(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the environment looks like CI; errs towards yes (spec 05 §3.3)."""
+    env = os.environ if env is None else env
+    ci = env.get("CI")
+    if ci is not None and ci != "" and ci.lower() not in ("false", "0"):
+        return True
+    return any(env.get(name) for name in _CI_FLAG_VARIABLES)
+
+
+def is_git_repository(cwd: Path) -> bool:
+    """Git says ``cwd`` is in a work tree, or (advisory) a ``.git`` entry sits above it."""
+    return git.is_inside_work_tree(cwd) or git.find_dot_git_ancestor(cwd) is not None
+
+
+def project_root(cwd: Path) -> Path:
+    """The git top-level, else ``cwd`` (00-overview Decisions; as ``config.paths``)."""
+    try:
+        return git.show_toplevel(cwd)
+    except GitError:
+        return cwd.absolute()
+
+
+@dataclass(frozen=True)
+class TrustFlags:
+    """The operator's trust flags; an attacker cannot pass them, so they are trusted."""
+
+    config_base_ref: str | None = None
+    trust_project_config: bool = False
+    trust_project_acks: bool = False
+    accept_new_acks: bool = False
+
+
+@dataclass(frozen=True)
+class TrustClassification:
+    """A trust mode; ``base_ref`` is set exactly in ``base-ref`` mode."""
+
+    mode: TrustMode
+    base_ref: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.mode == "base-ref") != (self.base_ref is not None):
+            raise ValueError("base-ref mode carries a base_ref, and only it does")
+
+
+def _untrusted(note: str) -> TrustClassification:
+    return TrustClassification("untrusted-head", notes=(note,))
+
+
+def _from_ref(ref: str, flag: str) -> TrustClassification:
+    if git.is_safe_ref(ref):
+        return TrustClassification("base-ref", ref)
+    return _untrusted(f"[mmr] warning: {flag} {ref!r} is not a plain git ref, so project config "
+                      "and acks are not read from it (trust mode untrusted-head).")
+
+
+def classify_trust_mode(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
+                        ci: bool | None = None,
+                        resolve_pr_base: PrBaseResolver | None = None) -> TrustClassification:
+    """Apply the rules of spec 05 §3.2 in order; the first that applies decides."""
+    if flags.config_base_ref:
+        return _classify_config_base_ref(flags.config_base_ref, cwd)
+    if not is_git_repository(cwd):
+        return TrustClassification("non-git")
+    if request.pr is not None:
+        return _classify_pr(request.pr, cwd, resolve_pr_base or git.pr_base_branch)
+    if request.base:
+        return _from_ref(request.base, "--base")
+    ci = is_ci() if ci is None else ci
+    # Rules 5-7: --staged is trusted locally (it beats --diff); --diff may come from anywhere.
+    untrusted = ci if request.staged else (ci or request.diff is not None)
+    if untrusted:
+        return TrustClassification("untrusted-head")
+    return TrustClassification("base-ref", "HEAD")
+
+
+def _classify_config_base_ref(ref: str, cwd: Path) -> TrustClassification:
+    if git.is_safe_ref(ref) and not is_git_repository(cwd):
+        # Reference quirk Q1 reports base-ref here although nothing can be read.
+        return TrustClassification("non-git", notes=(
+            f"[mmr] warning: --config-base-ref {ref} cannot be read outside a git "
+            "repository; no project config or acks will load (trust mode non-git).",))
+    return _from_ref(ref, "--config-base-ref")
+
+
+def _classify_pr(number: int, cwd: Path, resolver: PrBaseResolver) -> TrustClassification:
+    # --pr beats --base: a stray, possibly attacker-suggested --base is ignored for trust.
+    try:
+        base = resolver(number, cwd)
+    except (GitError, OSError, ValueError) as exc:
+        return _untrusted(f"[mmr] warning: could not read the base branch of PR #{number} "
+                          f"({exc}); project config and acks will not load (trust mode "
+                          "untrusted-head).")
+    return _from_ref(base, f"the base branch of PR #{number}")
+
+
+@dataclass(frozen=True)
+class TrustContext:
+    """Everything the review needs from the trust decision, and what the job persists."""
+
+    mode: TrustMode
+    trusted_ref: str | None
+    project_root: Path
+    flags: TrustFlags
+    project_config: ProjectConfigText | None
+    load_project_config: bool
+    project_acks_source: AckSource
+    warnings: tuple[str, ...]
+
+    @property
+    def project_config_text(self) -> str | None:
+        return None if self.project_config is None else self.project_config.text
+
+    @property
+    def load_project_acks(self) -> bool:
+        return self.project_acks_source != "none"
+
+    def review_controls(self, max_rounds: int) -> dict[str, object]:
+        """The job's ``review_controls`` (spec 05 §3.8), in the reference's key order."""
+        controls: dict[str, object] = {
+            "max_rounds": max_rounds,
+            "accept_new_acks": self.flags.accept_new_acks,
+            "trust_project_acks": self.flags.trust_project_acks or self.flags.accept_new_acks,
+            "trust_project_config": self.flags.trust_project_config,
+        }
+        if self.mode == "base-ref" and self.trusted_ref is not None:
+            controls["config_base_ref"] = self.trusted_ref
+        return controls
+
+
+def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
+                  ci: bool | None = None,
+                  resolve_pr_base: PrBaseResolver | None = None) -> TrustContext:
+    """Classify the run, collect its stderr warnings and read the trusted project config."""
+    found = classify_trust_mode(cwd, request, flags, ci=ci, resolve_pr_base=resolve_pr_base)
+    root = project_root(cwd)
+    warnings = list(found.notes)
+    # An implicit HEAD is missing only in a repository without commits: not worth a warning.
+    named = found.base_ref is not None and found.base_ref != "HEAD"
+    if named and found.base_ref is not None and not git.ref_exists(found.base_ref, root):
+        warnings.append(f"[mmr] warning: trusted ref {found.base_ref} does not exist in this "
+                        "repository (fetch it first); no project config or acks will be read "
+                        "from it.")
+    suffix = NON_GIT_SUFFIX if found.mode == "non-git" else PREFER_REF_SUFFIX
+    if flags.trust_project_config:
+        warnings.append(CONFIG_WARNING + suffix)
+    if flags.trust_project_acks:
+        warnings.append(ACKS_WARNING + suffix)
+    elif flags.accept_new_acks and found.mode != "base-ref":
+        warnings.append(ACCEPT_ACKS_WARNING + suffix)  # reference quirk Q7: it was silent
+
+    config: ProjectConfigText | None = None
+    if flags.trust_project_config:
+        config, problem = read_project_config_in_work_tree(root)
+        warnings.extend([problem] if problem else [])
+    elif found.base_ref is not None:
+        config = read_project_config_at_ref(root, found.base_ref)
+
+    acks: AckSource = "none"
+    if flags.trust_project_acks or flags.accept_new_acks:
+        acks = "working-tree"
+    elif found.base_ref is not None:
+        acks = "base-ref"
+    return TrustContext(
+        mode=found.mode, trusted_ref=found.base_ref, project_root=root, flags=flags,
+        project_config=config,
+        load_project_config=flags.trust_project_config or found.base_ref is not None,
+        project_acks_source=acks, warnings=tuple(warnings),
+    )
