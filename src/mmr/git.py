@@ -13,12 +13,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from mmr.errors import GitError
+from mmr.process.sync import run_captured
+from mmr.process.types import ProcessRequest
 
 #: Largest output accepted from git or gh (the reference's capture limit).
 OUTPUT_LIMIT = 10 * 1024 * 1024
@@ -91,21 +92,22 @@ def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_fo
         raise ToolNotFoundError(f"'{tool}' not found on PATH (needed {needed_for}); install it, "
                        "or pass the diff with --diff <file>")
     shown = label or f"{tool} {args[0]}"
-    try:
-        proc = subprocess.run(
-            [executable, *args], cwd=cwd, env=_child_env(), stdin=subprocess.DEVNULL,
-            capture_output=True, timeout=timeout, check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise GitError(f"{shown} timed out after {timeout:g}s") from None
-    except OSError as exc:
-        raise GitError(f"could not run {shown} in {cwd}: {exc.strerror or exc}") from None
-    if len(proc.stdout) > OUTPUT_LIMIT:
+    outcome = run_captured(ProcessRequest(
+        (executable, *args), cwd=cwd, env=_child_env(), timeout_s=timeout, label=tool,
+        max_capture_bytes=OUTPUT_LIMIT,
+    ))
+    if outcome.timed_out:
+        raise GitError(f"{shown} timed out after {timeout:g}s")
+    if outcome.spawn_error is not None:
+        detail = outcome.spawn_error.removeprefix(f"could not run {executable}: ")
+        raise GitError(f"could not run {shown} in {cwd}: {detail}")
+    if outcome.truncated:
         raise GitError(f"{shown} output exceeds 10 MiB; pass the diff with --diff <file>")
-    if proc.returncode != 0:
-        detail = _first_line(proc.stderr) or f"exit status {proc.returncode}"
+    if outcome.rc != 0:
+        code = outcome.rc if outcome.rc is not None else f"signal {outcome.killed_by}"
+        detail = _first_line(outcome.stderr) or f"exit status {code}"
         raise GitError(f"{shown} failed: {detail}{fix}")
-    return proc.stdout
+    return outcome.stdout
 
 
 def _git(args: Sequence[str], cwd: Path, *, timeout: float = READ_TIMEOUT) -> bytes:

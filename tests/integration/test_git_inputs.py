@@ -14,7 +14,7 @@ from mmr.diff.inputs import (
     check_reviewable,
     resolve_diff,
 )
-from mmr.diff.sections import exclude_sections
+from mmr.unidiff.sections import exclude_sections
 from mmr.errors import DiffError, GitError
 from tests.integration.git_repo_builder import FakeGh, GitRepo, install_fake_gh, path_without_git
 

@@ -15,8 +15,8 @@ from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from mmr.diff.inputs import DiffInput, DiffRequest, count_diff_lines, resolve_diff
-from mmr.diff.sections import exclude_sections, split_sections
-from mmr.diff.walk import walk_diff
+from mmr.unidiff.sections import exclude_sections, split_sections
+from mmr.unidiff.walk import walk_diff
 from mmr.errors import DiffError
 from mmr.reconcile.diff_filter import touched_paths
 from mmr.secrets.credentials import has_refusable_credentials, redact_diff, scan_diff

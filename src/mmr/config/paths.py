@@ -8,8 +8,10 @@ is also the hook the tests use so that nothing reaches the real home directory.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
+
+from mmr.process.sync import run_captured
+from mmr.process.types import ProcessRequest
 
 PROJECT_CONFIG_NAME = ".mmr.yaml"
 USER_CONFIG_NAME = "config.yaml"
@@ -60,14 +62,9 @@ def find_project_root(cwd: Path | None = None) -> Path:
 
 
 def _git_toplevel(start: Path) -> Path | None:
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"],
-            cwd=start, capture_output=True, text=True, timeout=10, check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    line = done.stdout.strip()
-    if done.returncode != 0 or not line:
+    done = run_captured(ProcessRequest(("git", "rev-parse", "--show-toplevel"), cwd=start,
+                                       timeout_s=10, label="git"))
+    line = done.stdout_text().strip()
+    if not done.succeeded or not line:
         return None
     return Path(line)

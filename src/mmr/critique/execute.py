@@ -149,8 +149,8 @@ def run_critique_job(setup: CritiqueSetup, store: JobStore, job_id: str,
     """Steps 12-15: dispatch, parse, reconcile, synthesise, append the round, save."""
     import anyio
 
+    from mmr.dispatch.interrupts import run_until_interrupted
     from mmr.dispatch.runner import dispatch_all
-    from mmr.process.interrupts import run_until_interrupted
 
     started = time.monotonic()
     passing = [plan for name, plan in setup.plans.items() if gate[name].status == "ok"]

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 from mmr import git
-from mmr.diff.sections import exclude_sections, normalize_pattern
+from mmr.diff.proposed import ProposedChanges, detect_proposed_changes
 from mmr.errors import DiffError, GitError
-from mmr.trust.ratification import ProposedChanges, detect_proposed_changes
+from mmr.unidiff.sections import exclude_sections, normalize_pattern
 
 DiffSource = Literal["diff", "pr", "staged", "base", "working"]
 

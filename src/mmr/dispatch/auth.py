@@ -27,11 +27,11 @@ from typing import Any
 import anyio
 
 from mmr.config.channel_schema import HttpChannel, SubprocessAuth, SubprocessChannel
+from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import open_posture
 from mmr.dispatch.placeholders import split_command
 from mmr.dispatch.plan import AuthResult
 from mmr.models import ChannelStatus
-from mmr.process.interrupts import run_until_interrupted
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.secrets.redact import redact_text
 

@@ -28,6 +28,7 @@ import anyio
 
 from mmr.dispatch import clean_tree
 from mmr.dispatch.attempt import run_attempt
+from mmr.dispatch.interrupts import interrupt_log, received_signal
 from mmr.dispatch.isolation import sweep_once
 from mmr.dispatch.plan import ChannelEvent, ChannelOutcome, ChannelPlan, DispatchContext
 from mmr.dispatch.retry import INCOMPLETE_LOG, history_line, retry_delay_s, should_retry
@@ -36,7 +37,6 @@ from mmr.dispatch.store_io import emit, in_thread, update_status
 from mmr.log import get_logger
 from mmr.models import ChannelStatus
 from mmr.parsers import matches_incomplete_guard
-from mmr.process.interrupts import interrupt_log, received_signal
 from mmr.store.layout import check_channel_name
 from mmr.store.records import iso_timestamp
 

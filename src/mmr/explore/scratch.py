@@ -64,9 +64,9 @@ def run_in_scratch(plans: Sequence[ChannelPlan], *, scratch: Path, repo_root: Pa
     """
     import anyio
 
+    from mmr.dispatch.interrupts import run_until_interrupted
     from mmr.dispatch.plan import DispatchContext
     from mmr.dispatch.runner import dispatch_all
-    from mmr.process.interrupts import run_until_interrupted
     from mmr.store.jobs import JobStore
 
     store = JobStore(scratch / "jobs")

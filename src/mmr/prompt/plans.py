@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.wrapper import resolve_prompt_wrapper
-from mmr.diff.sections import exclude_sections, normalize_pattern
 from mmr.dispatch.findings_schema import (
     coerce_parser_for_schema_flags,
     has_findings_schema_flag,
@@ -31,6 +30,7 @@ from mmr.secrets.credentials import (
     redact_diff,
     redaction_warning,
 )
+from mmr.unidiff.sections import exclude_sections, normalize_pattern
 
 NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator, Sequence
 
-from mmr.diff.names import header_name, unquote
 from mmr.models import Finding
 from mmr.reconcile.jstext import trim
 from mmr.reconcile.normalize import strip_line_span
+from mmr.unidiff.names import header_name, unquote
 
 _SLASH_RUN = re.compile(r"/{2,}")
 _HEADER_PREFIXES = ("--- ", "+++ ")

@@ -7,22 +7,12 @@ and every format renders them.
 from __future__ import annotations
 
 from mmr.models import ReconciledResults, ResultsMetadata, Severity, TrustMode
-
-ROUND_BUDGET_EXIT = 3
-RATIFICATION_EXIT = 2
+from mmr.store.rounds import max_rounds_summary
 
 
 def _empty_metadata() -> ResultsMetadata:
     return ResultsMetadata(
         channels_dispatched=0, channels_completed=0, channels_partial=0, total_elapsed="0s"
-    )
-
-
-def max_rounds_summary(session_id: str | None, round_number: int, max_rounds: int) -> str:
-    """``max_rounds_exceeded: session="s1" round=6 > max_rounds=5``."""
-    session = session_id or "default"
-    return (
-        f'max_rounds_exceeded: session="{session}" round={round_number} > max_rounds={max_rounds}'
     )
 
 

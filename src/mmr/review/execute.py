@@ -90,8 +90,8 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
     """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
     import anyio
 
+    from mmr.dispatch.interrupts import run_until_interrupted
     from mmr.dispatch.runner import dispatch_all
-    from mmr.process.interrupts import run_until_interrupted
     from mmr.review.compensate import plan_compensation, run_compensation
 
     plans = [r.planned.plan for r in gate if r.passed and r.planned.plan is not None]
@@ -166,7 +166,7 @@ def start_review_job(setup: ReviewSetup, io: ReviewIO) -> ReviewOutcome:
     at once and exit 0 (ch. 05 §2.9). The worker runs the gate, dispatch, compensation and
     the results pipeline; ``mmr status``/``mmr results`` follow it."""
     from mmr.formatters.json import dumps
-    from mmr.review.worker import start_worker
+    from mmr.review.launch import start_worker
 
     store = JobStore(jobs_dir())
     job_id = create_review_job(setup, store)                                 # 20, 21, 23

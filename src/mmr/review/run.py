@@ -17,12 +17,12 @@ from mmr.errors import MmrError
 
 if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this module too
     from mmr.config.loaded import LoadedConfig
+    from mmr.diff.proposed import ProposedChanges
     from mmr.dispatch.plan import ChannelEvent
     from mmr.models import Finding, ReconciledResults
     from mmr.prompt.plans import PlannedChannel, PreparedDiff
     from mmr.review.request import ReviewRequest
     from mmr.trust.modes import TrustContext
-    from mmr.trust.ratification import ProposedChanges
 
 
 class Progress(Protocol):

@@ -1,7 +1,8 @@
 """The detached worker of a fire-and-forget review (spec ch. 05 §2.9, ch. 04 §7.8).
 
-Foreground — :func:`start_worker`: with the job created and its ``worker.lock`` held, start
-``python -P -m mmr.review.worker <job-id> <lock-fd>`` in a new session (closing the
+Foreground — :func:`mmr.review.launch.start_worker`: with the job created and its
+``worker.lock`` held, start ``python -P -m mmr.review.worker <job-id> <lock-fd>`` in a new
+session (closing the
 terminal cannot reach it), stdout and stderr appended to ``<job>/worker.log``, the
 user's environment and current directory, and the locked descriptor passed along, so the
 job is never unlocked while someone may still run it. The run plan goes down a stdin
@@ -22,75 +23,19 @@ else's — off ``sys.path``, so a ``mmr/`` or ``anyio.py`` in it cannot be impor
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import threading
 import traceback
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mmr.errors import MmrError
-
-if TYPE_CHECKING:
-    from mmr.review.run import JobPlan
-    from mmr.store.jobs import JobStore
-
-WORKER_MODULE = "mmr.review.worker"
-
-
-def worker_argv(job_id: str, lock_fd: int) -> list[str]:
-    """The worker's command line: this interpreter, safe ``sys.path``, job and lock fd."""
-    return [sys.executable, "-P", "-m", WORKER_MODULE, job_id, str(lock_fd)]
-
-
-def start_worker(store: JobStore, job_id: str, plan: JobPlan, *, cwd: Path) -> int:
-    """Start the detached worker of ``job_id`` and hand it ``plan``; its pid.
-
-    Raises :class:`MmrError` when the worker cannot be started or dies before it has read
-    its plan (the job then shows ``worker_died`` on the next ``mmr status``).
-    """
-    from mmr.review.worker_plan import WorkerPlan
-
-    payload = WorkerPlan.for_job(job_id, store.root, plan).to_json()
-    log_path = store.worker_log_path(job_id)
-    with store.acquire_worker_lock(job_id) as lock:
-        log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-        try:
-            process = subprocess.Popen(
-                worker_argv(job_id, lock.fileno()), stdin=subprocess.PIPE, stdout=log_fd,
-                stderr=log_fd, cwd=cwd, start_new_session=True, pass_fds=(lock.fileno(),),
-            )
-        except OSError as exc:
-            raise MmrError(f"Could not start the review worker for job {job_id}: {exc}") from None
-        finally:
-            os.close(log_fd)
-    # Our copy of the lock is closed; the worker's inherited copy now holds it alone.
-    # Nobody waits for the worker; a thread reaps it should this process outlive it (an
-    # in-process caller), so it never lingers as a zombie.
-    threading.Thread(target=process.wait, name=f"reap-{process.pid}", daemon=True).start()
-    _send_plan(process, payload, job_id, log_path)
-    return process.pid
-
-
-def _send_plan(process: subprocess.Popen[bytes], payload: bytes, job_id: str,
-               log_path: Path) -> None:
-    stdin = process.stdin
-    if stdin is None:  # cannot happen with stdin=PIPE; keeps the type checker honest
-        raise MmrError(f"No pipe to the review worker of job {job_id}")
-    try:
-        stdin.write(payload)
-        stdin.close()
-    except OSError:  # BrokenPipeError: it died before reading its plan
-        raise MmrError(f"The review worker for job {job_id} exited before it started; "
-                       f"see {log_path}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
     """The worker process: ``python -P -m mmr.review.worker <job-id> <lock-fd>``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or not args[1].isdigit():
-        _log(f"usage: python -P -m {WORKER_MODULE} <job-id> <lock-fd> (run plan on stdin)")
+        _log("usage: python -P -m mmr.review.worker <job-id> <lock-fd> (run plan on stdin)")
         return 1
     payload = sys.stdin.buffer.read()
     _stdin_from_devnull()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mmr.diff.walk import DiffLine, walk_diff
 from mmr.models import Finding
 from mmr.secrets.credential_patterns import (
     KIND_LABELS,
@@ -23,6 +22,7 @@ from mmr.secrets.credential_patterns import (
     may_hold_credentials,
     replace_spans,
 )
+from mmr.unidiff.walk import DiffLine, walk_diff
 
 SECRETS_SOURCE = "mmr-secrets"
 REFUSAL_MESSAGE = "credential-shaped content in diff"

@@ -12,7 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mmr.errors import UsageError
-from mmr.reconcile.documents import max_rounds_summary
+
+
+def max_rounds_summary(session_id: str | None, round_number: int, max_rounds: int) -> str:
+    """``max_rounds_exceeded: session="s1" round=6 > max_rounds=5``."""
+    session = session_id or "default"
+    return (
+        f'max_rounds_exceeded: session="{session}" round={round_number} > max_rounds={max_rounds}'
+    )
+
 
 #: ``loop_control.max_rounds_default`` when the config does not set it.
 DEFAULT_MAX_ROUNDS = 5

@@ -326,7 +326,7 @@ import sys
 from pathlib import Path
 import anyio
 from mmr.config.channel_schema import SubprocessChannel
-from mmr.process.interrupts import run_until_interrupted
+from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.plan import ChannelPlan, DispatchContext
 from mmr.dispatch.runner import dispatch_all
 from mmr.store.jobs import JobStore
@@ -384,7 +384,7 @@ def test_run_until_interrupted_returns_the_work_result(fake_cli: FakeCliFactory,
     import anyio
 
     from mmr.dispatch.runner import dispatch_all
-    from mmr.process.interrupts import run_until_interrupted
+    from mmr.dispatch.interrupts import run_until_interrupted
 
     fake_cli("codex", stdout=CLEAN_REPLY)
     job = new_job(tmp_path, ["codex"])

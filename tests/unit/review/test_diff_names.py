@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mmr.diff import sections as diff_sections
-from mmr.diff.names import header_name, unquote
+from mmr.unidiff import sections as diff_sections
+from mmr.unidiff.names import header_name, unquote
 from mmr.reconcile import diff_filter
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from mmr.diff.names import header_name, unquote
+from mmr.unidiff.names import header_name, unquote
 
 __all__ = ["FileSection", "exclude_sections", "normalize_pattern", "pathspec_matches",
            "split_sections", "unquote"]
