@@ -1,9 +1,10 @@
 """``.pre-commit-hooks.yaml``: the hook's entry, run the way pre-commit runs it.
 
-pre-commit is not installed in the test environment, so the hook's ``entry`` and ``args``
-are run directly, with the environment pre-commit gives a ``pre-push`` hook
-(``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF``) or none (the ``pre-commit`` stage). When
-pre-commit is installed, ``test_pre_commit_try_repo`` runs the real thing.
+Most tests run the hook's ``entry`` and ``args`` directly, with the environment pre-commit
+gives a ``pre-push`` hook (``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF``) or none (the
+``pre-commit`` stage). ``test_pre_commit_try_repo`` runs the real pre-commit (a test
+dependency): it installs this checkout into its own hook environment and runs the hook at
+the stage it ships with.
 """
 
 from __future__ import annotations
@@ -106,12 +107,14 @@ def test_pre_commit_try_repo(repo, reviewers, tmp_path):
     pre_commit = Path(sys.executable).parent / "pre-commit"
     if not pre_commit.exists():
         pytest.skip("pre-commit is not installed in this environment")
-    repo.stage({"src/app.py": CHANGED})
+    pushed_from = repo.git("rev-parse", "HEAD").strip()
+    pushed_to = repo.commit({"src/app.py": CHANGED})
     done = subprocess.run(
-        [str(pre_commit), "try-repo", str(REPO_ROOT), "mmr-review", "--hook-stage", "pre-commit",
-         "--all-files"],
+        [str(pre_commit), "try-repo", str(REPO_ROOT), "mmr-review", "--hook-stage", "pre-push",
+         "--from-ref", pushed_from, "--to-ref", pushed_to],
         cwd=repo.root, capture_output=True, text=True, timeout=600, check=False,
         env={**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")},
     )
-    assert done.returncode == 1
+    assert done.returncode == 1, done.stdout + done.stderr  # pre-commit's "a hook failed"
     assert "MMR BLOCKED" in done.stdout
+    assert "+    for i in range(n + 1):" in reviewers[0].last_call()["stdin"]
