@@ -256,7 +256,7 @@ def test_closing_the_terminal_does_not_stop_the_review(
     helper = Path(__file__).with_name("close_terminal.py")
     done = subprocess.run(
         [sys.executable, str(helper), '"worker_pid"', sys.executable, "-m", "mmr", "review"],
-        cwd=repo.root, capture_output=True, text=True, timeout=120, check=True)
+        cwd=repo.root, capture_output=True, text=True, timeout=600, check=True)
     shell_status = int(done.stdout.rsplit("SHELL-STATUS ", 1)[1])
     # The hang-up reached the terminal's session: the shell that ran mmr died of SIGHUP.
     assert os.WIFSIGNALED(shell_status) and os.WTERMSIG(shell_status) == signal.SIGHUP
@@ -264,7 +264,7 @@ def test_closing_the_terminal_does_not_stop_the_review(
     pid = re.search(r'"worker_pid": (\d+)', done.stdout)
     assert job_id and pid, done.stdout
     workers.append(int(pid.group(1)))
-    status = wait_until_finished(run_mmr, job_id.group(1), repo.root)
+    status = wait_until_finished(run_mmr, job_id.group(1), repo.root, timeout=600)
     assert status.code == 0
     assert status.json()["channels"]["rev1"]["status"] == "completed"
     wait_for(lambda: JobStore(jobs_dir()).is_worker_alive(job_id.group(1)) is False,
