@@ -9,6 +9,7 @@ back — or is removed if the command created it — and the reason is reported.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 from mmr.config.aliases import normalize_channel_name
 from mmr.config.issues import ConfigValidationError
 from mmr.config.loaded import LoadedConfig
+from mmr.config.suggest import did_you_mean
 from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.config_edit.scope import config_file, load
 from mmr.config_edit.writer import (
@@ -28,6 +30,9 @@ from mmr.config_edit.writer import (
     unset_value,
 )
 from mmr.errors import ConfigError
+
+# The job store's rule (mmr.store.layout): every channel name becomes part of file names.
+_CHANNEL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 
 
 @dataclass(frozen=True)
@@ -57,11 +62,7 @@ def set_config_value(typed: str, text: str, *, scope: Scope | None,
     segments = parse_path(typed)
     file = config_file(scope or "project", project_root)
     if len(segments) >= 2 and segments[0] == "channels":
-        merged = load(project_root)
-        if segments[1] not in merged.channels:
-            raise ConfigCommandError(
-                f"Unknown channel '{segments[1]}'. Define it first, or check the spelling."
-            )
+        check_channel_target(segments, list(load(project_root).channels))
     value = coerce_scalar(segments, text)
     snapshot = _snapshot(file, f"Cannot set {typed}")
     try:
@@ -77,6 +78,26 @@ def set_config_value(typed: str, text: str, *, scope: Scope | None,
         file.restore(snapshot)
         raise ConfigCommandError(f"Cannot set {typed}: {problem}")
     return SetOutcome(file)
+
+
+def check_channel_target(segments: Sequence[str], known: Sequence[str]) -> None:
+    """Refuse a ``channels.<name>…`` path for an unknown channel, unless it creates one.
+
+    ``channels.<new>.command <executable>`` is how a channel is added (the reference cannot
+    add one from the command line); the reload afterwards validates it like any edit.
+    """
+    name = segments[1]
+    if name in known:
+        return
+    if list(segments[2:]) == ["command"] and _CHANNEL_NAME.fullmatch(name):
+        return
+    if not _CHANNEL_NAME.fullmatch(name):
+        raise ConfigCommandError(f"Invalid channel name '{name}': use letters, digits, '.', "
+                                 "'_' and '-' only.")
+    raise ConfigCommandError(
+        f"Unknown channel '{name}'{did_you_mean(name, known)}. Add it with `mmr config set "
+        f"channels.{name}.command <executable>` first, or check the spelling."
+    )
 
 
 def unset_config_value(typed: str, *, scope: Scope | None, project_root: Path) -> UnsetOutcome:

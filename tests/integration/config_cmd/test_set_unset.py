@@ -84,7 +84,26 @@ def test_unknown_channel_is_refused_and_nothing_is_written(mmr: MmrRunner,
                                                            project_file: Path):
     run = mmr("config", "set", "channels.codx.enabled", "false")
     assert run.rc == 1
-    assert run.err.strip() == "Unknown channel 'codx'. Define it first, or check the spelling."
+    assert run.err.strip() == (
+        "Unknown channel 'codx' (did you mean \"codex\"?). Add it with "
+        "`mmr config set channels.codx.command <executable>` first, or check the spelling.")
+    assert not project_file.exists()
+
+
+def test_setting_a_new_channels_command_adds_the_channel(mmr: MmrRunner, project_file: Path):
+    assert mmr("config", "set", "channels.reva.command", "reva-cli").rc == 0
+    assert project_file.read_text() == "version: 1\nchannels:\n  reva:\n    command: reva-cli\n"
+    loaded = load_config(project_file.parent, project_source=WorkingTree())
+    assert loaded.channels["reva"].command == "reva-cli"
+    assert mmr("config", "set", "channels.reva.timeout", "90").rc == 0
+    assert load_config(project_file.parent, project_source=WorkingTree()).channels[
+        "reva"].timeout == 90
+
+
+def test_a_new_channel_needs_a_safe_name(mmr: MmrRunner, project_file: Path):
+    run = mmr("config", "set", "channels.a/b.command", "x")
+    assert run.rc == 1
+    assert "Invalid channel name 'a/b'" in run.err
     assert not project_file.exists()
 
 
