@@ -9,7 +9,9 @@ reported with an ``accepted`` suppression.
 
 Code scanning rejects the *whole* upload when one result has no artifact location, so a
 finding that names no file (``unknown``, a document section) is anchored at the
-repository root (``.``) and keeps its own words in ``properties.location``.
+repository root (``.``) and keeps its own words in ``properties.location``; a result about
+a whole file or the repository gets the region of its first line. Every rule carries
+``help`` (GitHub requires it) and the driver an ``informationUri``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ SRCROOT = "%SRCROOT%"
 #: Where a finding that names no file is anchored (the repository root).
 REPOSITORY_ROOT_URI = "."
 
+#: The region of a result about a whole file (or the repository): code scanning shows a
+#: result without a region nowhere useful, and the multitool warns (SARIF2017).
+FILE_REGION = {"startLine": 1}
+
 _SEVERITY_LEVELS: dict[str, str] = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
 
 
@@ -47,7 +53,7 @@ def render_sarif(results: ReconciledResults) -> str:
 
 def sarif_log(results: ReconciledResults) -> dict[str, Any]:
     """The SARIF log as plain JSON data."""
-    from mmr import __version__
+    from mmr import __url__, __version__
 
     rules = _rules(results.reconciled_findings)
     index = {rule["id"]: position for position, rule in enumerate(rules)}
@@ -57,6 +63,7 @@ def sarif_log(results: ReconciledResults) -> dict[str, Any]:
                 "name": "mmr",
                 "version": __version__,
                 "semanticVersion": __version__,
+                "informationUri": __url__,
                 "rules": rules,
             }
         },
@@ -72,7 +79,13 @@ def severity_level(severity: Severity) -> str:
 
 
 def _rules(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
-    """One rule per category present, in order of first appearance."""
+    """One rule per category present, in order of first appearance.
+
+    GitHub code scanning requires ``help`` on every rule (the SARIF multitool's GH2012).
+    """
+    from mmr import __url__
+
+    help_uri = f"{__url__}/blob/main/docs/sarif.md#rules"
     rules: dict[str, dict[str, Any]] = {}
     for finding in findings:
         identifier = rule_id(finding.category)
@@ -89,10 +102,33 @@ def _rules(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
                     "reconciled by mmr. The result's level is the finding's severity."
                 )
             },
+            "help": {"text": _help_text(name), "markdown": _help_markdown(name, help_uri)},
+            "helpUri": help_uri,
             "defaultConfiguration": {"level": "warning"},
             "properties": {"tags": ["mmr", name]},
         }
     return list(rules.values())
+
+
+def _help_text(name: str) -> str:
+    return (
+        f"mmr reports a {name} finding when independent AI reviewers flag one in the diff. "
+        "Each result's message says what was found and what to do; its level is the "
+        "finding's severity (P0/P1 error, P2 warning, P3 note) and its properties name the "
+        "reviewers that agreed. Fix it, or acknowledge it with `mmr ack add <finding_key> "
+        "--reason ...` when a person has judged it acceptable."
+    )
+
+
+def _help_markdown(name: str, help_uri: str) -> str:
+    return (
+        f"**{name}** findings come from independent AI reviewers, reconciled by mmr.\n\n"
+        "- The message says what was found and what to do.\n"
+        "- The level is the severity: P0/P1 `error`, P2 `warning`, P3 `note`.\n"
+        "- `properties.sources` names the reviewers that agreed.\n\n"
+        "Fix it, or acknowledge it with `mmr ack add <finding_key> --reason …` when a "
+        f"person has judged it acceptable. [How mmr's SARIF is built]({help_uri})."
+    )
 
 
 def _result(finding: ReconciledFinding, rule_index: dict[str, int]) -> dict[str, Any]:
@@ -118,11 +154,9 @@ def _location(location: str) -> dict[str, Any]:
     span = source_span(location)
     if span is None:
         artifact = {"uri": REPOSITORY_ROOT_URI, "uriBaseId": SRCROOT}
-        return {"physicalLocation": {"artifactLocation": artifact}}
+        return {"physicalLocation": {"artifactLocation": artifact, "region": dict(FILE_REGION)}}
     physical: dict[str, Any] = {"artifactLocation": _artifact(span.path)}
-    region = _region(span)
-    if region:
-        physical["region"] = region
+    physical["region"] = _region(span) or dict(FILE_REGION)
     return {"physicalLocation": physical}
 
 

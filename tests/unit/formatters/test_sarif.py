@@ -126,10 +126,11 @@ def test_locations_are_percent_encoded_and_spans_become_regions():
     assert physical[1] == {"artifactLocation": {"uri": "lib/a%2Cb", "uriBaseId": "%SRCROOT%"},
                            "region": {"startLine": 7, "startColumn": 3}}
     assert physical[2]["artifactLocation"]["uri"] == "docs/Read%20Me.md"
-    assert physical[4] == {"artifactLocation": {"uri": ".", "uriBaseId": "%SRCROOT%"}}
+    assert physical[4] == {"artifactLocation": {"uri": ".", "uriBaseId": "%SRCROOT%"},
+                           "region": {"startLine": 1}}  # code scanning wants a region
     assert results[4]["properties"]["location"] == "unknown"
     assert physical[6]["artifactLocation"] == {"uri": "file:///abs/path/x.go"}
-    assert "region" not in physical[7]  # line 0 is no line
+    assert physical[7]["region"] == {"startLine": 1}  # line 0 is no line: the file as a whole
 
 
 def test_gate_document_has_no_results_and_carries_the_verdict():
