@@ -5,7 +5,7 @@ One run per review. Each reconciled finding is one result whose rule is its cate
 ``level`` is its severity (P0/P1 ``error``, P2 ``warning``, P3 ``note``) and whose
 ``partialFingerprints`` carry the line-independent ``finding_key``, so code scanning
 follows an alert across runs and line drift exactly as acks do. Acknowledged findings are
-reported with an ``accepted`` suppression.
+reported with an ``accepted`` suppression and level ``none``.
 
 Code scanning rejects the *whole* upload when one result has no artifact location, so a
 finding that names no file (``unknown``, a document section) is anchored at the
@@ -136,7 +136,10 @@ def _result(finding: ReconciledFinding, rule_index: dict[str, int]) -> dict[str,
     result: dict[str, Any] = {
         "ruleId": identifier,
         "ruleIndex": rule_index[identifier],
-        "level": severity_level(finding.severity),
+        # An acknowledged finding is no live problem: a tool that counts by level (sarif-tools,
+        # dashboards) must not count it, so its level is "none"; its severity stays in
+        # properties and the suppression says why.
+        "level": "none" if finding.acknowledged else severity_level(finding.severity),
         "message": {"text": f"{suggestion_text(finding)}\n\n{sources_line(finding)}"},
         "locations": [_location(finding.location)],
         "partialFingerprints": {FINGERPRINT_KEY: finding.finding_key},

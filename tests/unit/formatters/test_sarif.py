@@ -59,8 +59,10 @@ def test_rules_are_categories_and_levels_are_severities():
     rules = run["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == ["mmr/security", "mmr/general"]
     got = [(r["ruleId"], r["ruleIndex"], r["level"]) for r in run["results"]]
-    assert got == [("mmr/security", 0, "error"), ("mmr/general", 1, "warning"),
+    # The P2 finding is acknowledged: level "none" (its severity stays in properties).
+    assert got == [("mmr/security", 0, "error"), ("mmr/general", 1, "none"),
                    ("mmr/general", 1, "note")]
+    assert run["results"][1]["properties"]["severity"] == "P2"
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
 

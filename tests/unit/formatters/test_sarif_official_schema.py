@@ -42,3 +42,16 @@ def test_the_official_schema_rejects_what_it_should(validator):
     log = json.loads(render(SAMPLES[sorted(SAMPLES)[0]](), "sarif"))
     log["runs"][0]["results"] = [{"level": "fatal", "message": {"text": "x"}}]
     assert list(validator.iter_errors(log))
+
+
+def test_sarif_tools_does_not_count_an_acknowledged_finding_as_live(tmp_path):
+    loader = pytest.importorskip("sarif.loader")
+    document = SAMPLES["results-blocked"]()
+    acked = [f for f in document.reconciled_findings if f.acknowledged]
+    assert acked, "the sample has an acknowledged finding"
+    path = tmp_path / "log.sarif"
+    path.write_text(render(document, "sarif"), encoding="utf-8")
+    records = loader.load_sarif_file(str(path)).get_records()
+    live = [r for r in records if r["Severity"] != "none"]
+    assert len(live) == len(document.reconciled_findings) - len(acked)
+    assert {r["Severity"] for r in records if r not in live} == {"none"}
