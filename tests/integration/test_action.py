@@ -16,11 +16,10 @@ from tests.fakes.plugin import FakeCli, FakeCliFactory
 from tests.integration.action_runner import StepRun, run_action
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.review.conftest import CLEAN, finding, reply, write_user_config
-from tests.unit.formatters.schema_check import validate
+from tests.sarif_schema import sarif_errors
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ACTION = REPO_ROOT / "action.yml"
-SARIF_SCHEMA = REPO_ROOT / "tests" / "fixtures" / "sarif" / "sarif-2.1.0-subset.schema.json"
 
 pytestmark = pytest.mark.skipif(
     "review" not in typer.main.get_command(app).commands,
@@ -126,8 +125,7 @@ def test_blocked_pull_request_annotates_uploads_sarif_and_fails(runner, fake_cli
     assert upload.with_ == {"sarif_file": "mmr-results.sarif", "category": "mmr"}
     # The SARIF path is relative to the workspace, where the upload step reads it.
     sarif = json.loads((pull_request.root / "mmr-results.sarif").read_text(encoding="utf-8"))
-    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-    assert validate(sarif, schema) == []
+    assert sarif_errors(sarif) == []
     assert sarif["runs"][0]["properties"]["verdict"] == "blocked"
 
     gate = step["Gate on the verdict"]

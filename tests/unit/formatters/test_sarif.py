@@ -3,32 +3,19 @@
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
 
 from mmr.formatters import render
 from mmr.formatters.sarif import FINGERPRINT_KEY, sarif_log
+from tests.sarif_schema import sarif_errors
 
 from .ci_samples import CI_SAMPLES
 from .samples import SAMPLES, blocked_example, degraded_everything, gate_document
-from .schema_check import validate
 
 GOLDEN = Path(__file__).parent / "golden"
-SCHEMA_PATH = Path(__file__).parents[2] / "fixtures" / "sarif" / "sarif-2.1.0-subset.schema.json"
 ALL_SAMPLES = {**SAMPLES, **CI_SAMPLES}
-
-
-@pytest.fixture(scope="module")
-def schema():
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-
-
-@pytest.mark.parametrize("stem", sorted(ALL_SAMPLES))
-def test_every_sample_is_valid_sarif_2_1_0(stem, schema):
-    log = json.loads(render(ALL_SAMPLES[stem](), "sarif"))
-    assert validate(log, schema) == []
 
 
 @pytest.mark.parametrize("stem", sorted(CI_SAMPLES))
@@ -161,21 +148,19 @@ def test_non_ascii_is_written_raw():
 @pytest.mark.parametrize(
     ("mutate", "problem"),
     [
-        (lambda log: log["runs"][0]["results"][0].pop("message"), "missing required"),
+        (lambda log: log["runs"][0]["results"][0].pop("message"), "is a required property"),
         (lambda log: log["runs"][0]["results"][0].update(level="fatal"), "is not one of"),
         (lambda log: log["runs"][0]["results"][0].update(severity="P1"), "not allowed"),
         (lambda log: log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
-         ["region"].update(startLine=0), "minimum"),
-        (lambda log: log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
-         ["artifactLocation"].update(uri="src/a b.ts"), "uri-reference"),
+         ["region"].update(startLine=0), "less than the minimum"),
         (lambda log: log.update(version="2.0.0"), "is not one of"),
-        (lambda log: log["runs"][0]["tool"]["driver"].pop("name"), "missing required"),
-        (lambda log: log["runs"][0]["results"][0].update(ruleIndex=True), "expected integer"),
+        (lambda log: log["runs"][0]["tool"]["driver"].pop("name"), "is a required property"),
+        (lambda log: log["runs"][0]["results"][0].update(ruleIndex=True), "is not of type"),
     ],
 )
-def test_the_schema_check_catches_invalid_logs(schema, mutate, problem):
+def test_the_official_schema_catches_invalid_logs(mutate, problem):
     log = copy.deepcopy(sarif_log(blocked_example()))
     mutate(log)
-    errors = validate(log, schema)
+    errors = sarif_errors(log)
     assert errors
     assert any(problem in error for error in errors), errors
