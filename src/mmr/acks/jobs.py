@@ -94,6 +94,7 @@ class AckSource:
     job_id: str
     location: str
     description_shingle: list[str]
+    description: str | None = None
 
 
 def _usable(finding: dict[str, Any], key: str) -> bool:
@@ -116,8 +117,10 @@ def find_ack_source(jobs_dir: Path, key: str, job_id: str | None = None) -> AckS
     for job in candidates:
         for finding in job.findings:
             if _usable(finding, key):
+                description = finding.get("description")
                 return AckSource(job.job_id, finding["location"],
-                                 list(finding["description_shingle"]))
+                                 list(finding["description_shingle"]),
+                                 description if isinstance(description, str) else None)
     return None
 
 

@@ -93,8 +93,8 @@ class _Sightings:
     def latest_for(self, ack: AckRecord) -> datetime | None:
         """The newest job in which a finding this ack matches was reported."""
         times = [self.by_key[ack.finding_key]] if ack.finding_key in self.by_key else []
-        if ack.description_shingle:
-            grams = ack.shingle_set
+        grams = ack.shingle_set
+        if grams:
             times.extend(when for shingle, when in self.by_location.get(ack.normalized_location, ())
                          if jaccard(shingle, grams) >= FUZZY_THRESHOLD)
         return max(times, default=None)

@@ -4,6 +4,12 @@ Files are interchangeable with the reference only if keys and shingles are byte-
 (§2) and the JSON layout is the same: 2-space indent, keys in the order below, ``reason``
 omitted when not given, no trailing newline. Reading is lenient about *extra* keys and
 strict about the five known ones, exactly as the reference validates them.
+
+A project ack is committed, so it travels in diffs that reviewers read: there mmr writes
+the finding's ``description`` (an extra key the reference ignores) and an empty
+``description_shingle`` instead of the shingle's dozens of five-character grams; the
+shingle is recomputed from the description when the ack is matched. The reference still
+loads such a file and matches it by key. User acks keep the reference's exact layout.
 """
 
 from __future__ import annotations
@@ -17,13 +23,16 @@ from pydantic import BaseModel, ConfigDict
 
 from mmr.errors import MmrError
 from mmr.fs import dumps_json
-from mmr.reconcile.stable_id import normalize_location, strip_dot_slash
+from mmr.reconcile.stable_id import description_shingle, normalize_location, strip_dot_slash
 from mmr.store.records import iso_timestamp
 
 AckScope = Literal["project", "user"]
 ACK_SCOPES: tuple[AckScope, ...] = ("project", "user")
 #: Largest ack file read; acks are tiny, and a planted huge file must not exhaust memory.
 MAX_ACK_BYTES = 256 * 1024
+
+#: Longest description a project ack file holds in place of its shingle.
+MAX_ACK_DESCRIPTION = 2000
 
 FINDING_KEY_PATTERN = "^[a-f0-9]{40}$"
 _FINDING_KEY = re.compile(r"[a-f0-9]{40}")
@@ -85,6 +94,7 @@ class AckRecord(BaseModel):
     description_shingle: list[str]
     reason: str | None = None
     created_at: str
+    description: str | None = None
 
     @classmethod
     def from_json(cls, value: object, expected_key: str) -> AckRecord | None:
@@ -102,22 +112,32 @@ class AckRecord(BaseModel):
 
     @property
     def shingle_set(self) -> frozenset[str]:
+        if not self.description_shingle and isinstance(self.description, str):
+            return frozenset(description_shingle(self.description))
         return frozenset(self.description_shingle)
 
 
 def new_ack_record(
     finding_key: str,
     location: str,
-    description_shingle: Sequence[str],
+    shingle: Sequence[str],
     *,
     reason: str | None = None,
     now: datetime | None = None,
+    description: str | None = None,
 ) -> AckRecord:
-    """The record ``mmr ack add`` writes for a reconciled finding's key, location, shingle."""
+    """The record ``mmr ack add`` writes for a reconciled finding's key, location, shingle.
+
+    With ``description`` (a project ack) the file holds the description instead of the
+    shingle, when the description reproduces it exactly.
+    """
+    compact = (description is not None and len(description) <= MAX_ACK_DESCRIPTION
+               and description_shingle(description) == list(shingle))
     return AckRecord(
         finding_key=check_finding_key(finding_key),
         normalized_location=ack_location(location),
-        description_shingle=list(description_shingle),
+        description_shingle=[] if compact else list(shingle),
         reason=reason,
         created_at=iso_timestamp(now),
+        description=description if compact else None,
     )

@@ -32,8 +32,10 @@ ScopeOption = Annotated[Scope, typer.Option(
     "--scope", help="project (<project root>/.mmr/acks) or user (<MMR root>/acks).")]
 
 BASE_REF_HINT = (
-    "[mmr] note: local reviews read project acks from the last commit (trust mode base-ref); "
-    "commit {path} for this ack to take effect, or review with --trust-project-acks"
+    "[mmr] note: reviews read project acks from committed history (trust mode base-ref), "
+    "never from the working tree: commit {path}. A review whose diff adds it (--base, a "
+    "pull request, CI) stops at the ratification gate until it is on the default branch; "
+    "to use it on this branch now, add --accept-new-acks to that review"
 )
 
 
@@ -84,7 +86,8 @@ def add(
     if source is None:
         raise MmrError(source_not_found_message(key, job))
     store = _ack_store()
-    record = new_ack_record(key, source.location, source.description_shingle, reason=reason)
+    record = new_ack_record(key, source.location, source.description_shingle, reason=reason,
+                            description=source.description if scope == "project" else None)
     path = store.add(record, scope)
     if scope == "project":
         _hint_base_ref(store, str(path))

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from mmr.acks.record import AckRecord
 from mmr.config.paths import mmr_home
+from mmr.fs import dumps_json
 from mmr.store.jobs import JobStore
 from tests.integration.cli_lifecycle.conftest import (
     RunMmr,
@@ -51,17 +53,35 @@ def test_add_copies_the_finding_into_the_project_scope(
     path = project_ack(project)
     text = path.read_text()
     record = json.loads(text)
+    # The reference's five keys (so it still loads the file and matches it by key), then the
+    # description in place of the shingle: a committed ack is read by reviewers in diffs.
     assert list(record) == ["finding_key", "normalized_location", "description_shingle",
-                            "reason", "created_at"]
+                            "reason", "created_at", "description"]
     assert record["finding_key"] == KEY
     assert record["normalized_location"] == "src/app.py"
-    assert record["description_shingle"] == FINDING["description_shingle"]
+    assert record["description_shingle"] == []
+    assert record["description"] == FINDING["description"]
     assert record["reason"] == "callers clamp the index"
     assert record["created_at"].endswith("Z")
     assert not text.endswith("\n")
+    assert len(text.splitlines()) <= 8
     assert not user_ack().exists()
-    # Local reviews read committed acks: the user is told so.
-    assert "commit" in result.err and "--trust-project-acks" in result.err
+    # The matcher recomputes the shingle the reference would have stored.
+    stored = AckRecord.model_validate(record)
+    assert stored.shingle_set == frozenset(FINDING["description_shingle"])
+    # How the ack takes effect: committed, then merged, or ratified on this branch.
+    assert "commit" in result.err and "--accept-new-acks" in result.err
+    assert "default branch" in result.err
+
+
+def test_a_reference_ack_file_with_its_shingle_still_matches() -> None:
+    legacy = {"finding_key": KEY, "normalized_location": "src/app.py",
+              "description_shingle": FINDING["description_shingle"],
+              "created_at": "2026-01-01T00:00:00.000Z"}
+    record = AckRecord.from_json(legacy, KEY)
+    assert record is not None
+    assert record.shingle_set == frozenset(FINDING["description_shingle"])
+    assert record.file_bytes() == dumps_json(legacy)
 
 
 def test_add_to_the_user_scope(reviewed: str, run_mmr: RunMmr, project: GitRepo) -> None:
