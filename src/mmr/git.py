@@ -82,7 +82,7 @@ def _first_line(stderr: bytes) -> str:
 
 
 def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_for: str,
-         label: str = "", fix: str = "") -> bytes:
+         label: str = "", fix: str = "", stdin: bytes | None = None) -> bytes:
     """Run ``tool args`` in ``cwd`` and return its stdout; raise GitError on any failure.
 
     ``label`` names the command in messages (default: the tool and its sub-command).
@@ -94,7 +94,7 @@ def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_fo
     shown = label or f"{tool} {args[0]}"
     outcome = run_captured(ProcessRequest(
         (executable, *args), cwd=cwd, env=_child_env(), timeout_s=timeout, label=tool,
-        max_capture_bytes=OUTPUT_LIMIT,
+        max_capture_bytes=OUTPUT_LIMIT, stdin=stdin,
     ))
     if outcome.timed_out:
         raise GitError(f"{shown} timed out after {timeout:g}s")
@@ -326,3 +326,28 @@ def pr_base_branch(number: int, cwd: Path) -> str:
     if not isinstance(name, str) or not name.strip():
         raise GitError(f"gh pr view {number} returned no base branch")
     return name.strip()
+
+
+_GH_API_FIX = ("; check `gh auth status` (in GitHub Actions: GH_TOKEN and the job's "
+               "`pull-requests: write` permission)")
+
+
+def gh_api(method: str, endpoint: str, cwd: Path, *, body: object = None,
+           paginate: bool = False, jq: str | None = None) -> bytes:
+    """``gh api``: one REST call; ``{owner}/{repo}`` in ``endpoint`` is the current repository.
+
+    ``body`` is sent as JSON on stdin (never on the command line, where it would show in
+    process listings and hit argv limits).
+    """
+    args = ["api", "--method", method, endpoint]
+    if paginate:
+        args.append("--paginate")
+    if jq is not None:
+        args += ["--jq", jq]
+    payload = None
+    if body is not None:
+        args += ["--input", "-"]
+        payload = json.dumps(body).encode("utf-8")
+    return _run("gh", args, cwd, timeout=DIFF_TIMEOUT, needed_for="to comment on the pull request",
+                label=f"gh api {method} {endpoint}", fix=_GH_API_FIX, stdin=payload)
+

@@ -66,6 +66,8 @@ MANIFEST: tuple[ManifestEntry, ...] = (
                   "mmr commands --json", False),
     ManifestEntry("explain <topic>", "Explain a concept; no topic lists them",
                   "mmr explain compensation", False),
+    ManifestEntry("comment --pr <n>", "Post or update one sticky pull-request comment",
+                  "mmr comment --pr 47 --results mmr-results.json", False),
     ManifestEntry("explore", "Ask read-only models a question about code; cited answer",
                   'mmr explore --root . --question "Where is the retry limit enforced?"', False),
 )

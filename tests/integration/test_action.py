@@ -3,6 +3,7 @@ real repository (a pull request branch on top of ``main``)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -67,13 +68,16 @@ def runner(tmp_path: Path, pull_request: GitRepo):
     shim.write_text(_PYTHON3_SHIM.format(record=record, python=sys.executable, mmr=mmr))
     shim.chmod(0o755)
     summary = tmp_path / "step-summary.md"
+    runs = itertools.count()
 
-    def run(inputs: dict[str, str], base_ref: str = "main") -> tuple[list[StepRun], Path]:
+    def run(inputs: dict[str, str], base_ref: str = "main",
+            github: dict[str, str] | None = None) -> tuple[list[StepRun], Path]:
         env = dict(os.environ, CI="true", GITHUB_ACTIONS="true", RUNNER_TEMP=str(temp),
                    GITHUB_STEP_SUMMARY=str(summary), GITHUB_WORKSPACE=str(pull_request.root))
+        context = {"base_ref": base_ref, "action_path": str(REPO_ROOT), **(github or {})}
         steps = run_action(
-            ACTION, inputs=inputs, github={"base_ref": base_ref, "action_path": str(REPO_ROOT)},
-            env=env, cwd=pull_request.root, work=tmp_path / "steps",
+            ACTION, inputs=inputs, github=context,
+            env=env, cwd=pull_request.root, work=tmp_path / f"steps-{next(runs)}",
             path_for_step={"install": str(shim_dir)},
         )
         return steps, record
@@ -99,7 +103,9 @@ def test_blocked_pull_request_annotates_uploads_sarif_and_fails(runner, fake_cli
     step = by_name(steps)
     assert [s.name for s in steps] == [
         "Set up Python for mmr", "Install mmr", "Review the pull request",
-        "Upload findings to code scanning", "Gate on the verdict"]
+        "Post the sticky pull-request comment", "Upload findings to code scanning",
+        "Gate on the verdict"]
+    assert step["Post the sticky pull-request comment"].skipped  # comment: off by default
 
     install = step["Install mmr"]
     assert install.code == 0, install.stderr
@@ -203,3 +209,58 @@ def test_a_review_that_cannot_run_fails_the_gate(runner, fake_cli):
     assert review.outputs["exit-code"] == "1"
     assert "verdict" not in review.outputs
     assert step["Gate on the verdict"].code == 1
+
+
+PULL_REQUEST_EVENT = {"event.pull_request.number": "47", "repository": "acme/app",
+                      "event.pull_request.head.repo.full_name": "acme/app"}
+
+
+def test_sticky_comment_is_posted_then_updated_with_the_fake_gh(runner, fake_cli, tmp_path,
+                                                                monkeypatch):
+    from tests.fakes.gh_api import install_fake_gh_api
+
+    gh = install_fake_gh_api(tmp_path, monkeypatch)
+    two_reviewers(fake_cli, reply(finding()), reply(finding()))
+    steps, _ = runner({"comment": "sticky"}, github=PULL_REQUEST_EVENT)
+    posted = by_name(steps)["Post the sticky pull-request comment"]
+    assert posted.code == 0, posted.stderr
+    assert json.loads(posted.stdout)["action"] == "created"
+    assert [c["env_repo"] for c in gh.calls()] == ["acme/app", "acme/app"]
+    assert "BLOCKED" in gh.comments()[0]["body"]
+    assert by_name(steps)["Gate on the verdict"].code == 2
+
+    two_reviewers(fake_cli, CLEAN, CLEAN)
+    steps, _ = runner({"comment": "sticky"}, github=PULL_REQUEST_EVENT)
+    assert json.loads(by_name(steps)["Post the sticky pull-request comment"].stdout)[
+        "action"] == "updated"
+    [comment] = gh.comments()
+    assert "PASSED" in comment["body"] and "### Resolved since the last run" in comment["body"]
+    assert by_name(steps)["Gate on the verdict"].code == 0
+
+
+def test_a_fork_pull_request_skips_the_comment_with_a_notice(runner, fake_cli, tmp_path,
+                                                             monkeypatch):
+    from tests.fakes.gh_api import install_fake_gh_api
+
+    gh = install_fake_gh_api(tmp_path, monkeypatch)
+    two_reviewers(fake_cli, CLEAN, CLEAN)
+    fork = {**PULL_REQUEST_EVENT, "event.pull_request.head.repo.full_name": "someone/app"}
+    steps, _ = runner({"comment": "sticky"}, github=fork)
+    posted = by_name(steps)["Post the sticky pull-request comment"]
+    assert posted.code == 0
+    assert "::notice title=mmr::This pull request comes from a fork" in posted.stdout
+    assert gh.calls() == []
+
+
+def test_a_comment_that_cannot_be_posted_does_not_change_the_verdict(runner, fake_cli, tmp_path,
+                                                                     monkeypatch):
+    from tests.fakes.gh_api import install_fake_gh_api
+
+    install_fake_gh_api(tmp_path, monkeypatch)
+    monkeypatch.setenv("FAKE_GH_STATUS", "403")
+    two_reviewers(fake_cli, CLEAN, CLEAN)
+    steps, _ = runner({"comment": "sticky"}, github=PULL_REQUEST_EVENT)
+    posted = by_name(steps)["Post the sticky pull-request comment"]
+    assert posted.code == 0
+    assert "::warning title=mmr::The sticky comment could not be posted" in posted.stdout
+    assert by_name(steps)["Gate on the verdict"].code == 0

@@ -32,7 +32,7 @@ from mmr.errors import UsageError
 #: ``mmr --help`` lists them in this order. mmr's own commands (``explore``) follow.
 COMMAND_ORDER = (
     "review", "critique", "status", "results", "config", "doctor", "jobs", "reconcile",
-    "sessions", "ack", "skill", "commands", "explain",
+    "sessions", "ack", "skill", "commands", "explain", "comment",
 )
 
 
@@ -114,6 +114,7 @@ def _register(root: typer.Typer) -> None:
     from mmr.cli import (
         ack_cmd,
         commands_cmd,
+        comment_cmd,
         config_cmd,
         critique_cmd,
         doctor_cmd,
@@ -142,6 +143,7 @@ def _register(root: typer.Typer) -> None:
         ("skill", skill_cmd.skill),
         ("commands", commands_cmd.commands),
         ("explain", explain_cmd.explain),
+        ("comment", comment_cmd.comment),
         ("explore", explore_cmd.explore),
     ]
     for name, target in commands:
