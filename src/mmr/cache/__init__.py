@@ -1,0 +1,1 @@
+"""The review cache: a channel's reply reused when the same channel gets the same prompt."""
