@@ -23,6 +23,7 @@ from mmr.config.yaml_io import parse_config_mapping
 from mmr.config_edit.init_template import EXAMPLE_IDS, render_init_config
 from mmr.config_edit.json_schema import config_file_schema, render_schema
 from mmr.errors import ConfigError
+from tests.integration.config_cmd.test_init import uncomment_examples
 
 REPO = Path(__file__).resolve().parents[3]
 SHIPPED = REPO / "docs" / "mmr.schema.json"
@@ -68,12 +69,11 @@ def test_every_key_is_in_the_schema_with_its_description() -> None:
 
 def test_example_presets_and_init_template_validate(
         validator: jsonschema.Draft202012Validator) -> None:
-    example = parse_config_mapping((REPO / ".mmr.yaml.example").read_text(encoding="utf-8"),
-                                   ".mmr.yaml.example")
-    assert errors(validator, example) == []
-    assert errors(validator, builtin_layer()) == []
+    example = (REPO / ".mmr.yaml.example").read_text(encoding="utf-8")
     init = render_init_config([(name, True) for name in BUILTIN_CHANNEL_ORDER], EXAMPLE_IDS)
-    assert errors(validator, parse_config_mapping(init, "init")) == []
+    for text in (example, init, uncomment_examples(init)):
+        assert errors(validator, parse_config_mapping(text, "example")) == []
+    assert errors(validator, builtin_layer()) == []
 
 
 @pytest.mark.parametrize(("data", "where"), [
