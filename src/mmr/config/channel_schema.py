@@ -135,7 +135,8 @@ class _ChannelTail(ConfigModel):
     cwd: StrictStr | None = Field(
         None, description="Working directory (`{{neutral_cwd}}`: an empty private one).")
     output_parser: ParserSpec = Field(
-        "default", description="How the reply becomes findings (see below).")
+        "default", description="How the reply becomes findings: a parser name or an "
+                   "`output_parser` object.")
     stderr: Literal["capture", "suppress", "passthrough"] = Field(
         "capture", description="What happens to the CLI's stderr.")
     timeout: Seconds | None = Field(

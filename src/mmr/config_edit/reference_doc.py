@@ -35,8 +35,8 @@ file atomically, keeping its comments (a new file is created with mode 0600; the
 file is never written through a symlink). Unknown keys are ignored with a warning.
 
 `mmr config schema` prints the JSON Schema (draft 2020-12) of one config file, also
-shipped as [`mmr.schema.json`](mmr.schema.json): point an editor at it (e.g.
-`# yaml-language-server: $schema=docs/mmr.schema.json`). It describes a single layer, so
+shipped as [`mmr.schema.json`](mmr.schema.json): save it and point an editor at it (e.g. a
+first line `# yaml-language-server: $schema=mmr.schema.json`). It describes one file, so
 no key is required (a lower layer, a preset or `extends` may supply it), a channel without
 `kind` may be either kind, and unknown keys pass except in `defaults.compensator` and a
 channel's `telemetry`, as in the loader.
