@@ -62,6 +62,8 @@ MANIFEST: tuple[ManifestEntry, ...] = (
                   "mmr config set defaults.fix_threshold P1", True),
     ManifestEntry("config unset <dotted.path>", "Remove a config value",
                   "mmr config unset defaults.fix_threshold", True),
+    ManifestEntry("config schema", "Print the JSON Schema of a config file",
+                  "mmr config schema", False),
     ManifestEntry("commands", "This manifest: every command with an example",
                   "mmr commands --json", False),
     ManifestEntry("explain <topic>", "Explain a concept; no topic lists them",

@@ -1,4 +1,6 @@
-"""``mmr config``: init, test, channels, path, show, enable, disable, set, unset (ch. 01 §8).
+"""``mmr config``: init, test, channels, path, show, schema, enable, disable, set, unset.
+
+The sub-commands of ch. 01 §8, plus ``schema`` (an mmr addition).
 
 Each sub-command takes its positionals as one list, so a surplus one gets the reference's
 ``Unexpected argument for config <action>: <arg>`` and a missing one its ``Usage: …``
@@ -130,6 +132,20 @@ def path(*, args: Annotated[list[str] | None, positionals_argument("")] = None) 
 
         positionals("path", args, 0)
         say(paths_report(user_config_path(), project_config_path(project_root())))
+        return 0
+
+    return guarded(run)
+
+
+@app.command("schema", cls=ConfigCommand)
+def schema(*, args: Annotated[list[str] | None, positionals_argument("")] = None) -> int:
+    """Print the JSON Schema of a config file (.mmr.yaml, config.yaml)."""
+
+    def run() -> int:
+        from mmr.config_edit.json_schema import render_schema
+
+        positionals("schema", args, 0)
+        say(render_schema())
         return 0
 
     return guarded(run)

@@ -30,29 +30,43 @@ RETRY_TRIGGERS: tuple[str, ...] = ("failed", "parse_error", "gate_failed", "inco
 VarValue = StrictStr | StrictInt | StrictFloat | None
 
 
+#: Meanings shared by a key both channel kinds (or both auth blocks) declare.
+_KIND = "`subprocess` (a local CLI, the default) or `http`."
+_AUTH = "Pre-flight login check run before dispatch."
+_AUTH_TIMEOUT = "Seconds the check may take (a timeout is retried once)."
+_AUTH_RECOVERY = "What to tell the user when the check fails."
+
+
 class SubprocessAuth(ConfigModel):
     """``sh -c <check>``; an exit code in ``failure_exit_codes`` means "not logged in"."""
 
-    check: StrictStr
-    timeout: Seconds = 5
-    failure_exit_codes: list[Integer]
-    recovery: StrictStr
+    check: StrictStr = Field(
+        description="Shell command (`sh -c`) whose exit code tells logged-in.")
+    timeout: Seconds = Field(5, description=_AUTH_TIMEOUT)
+    failure_exit_codes: list[Integer] = Field(
+        description="Exit codes of `check` meaning not logged in.")
+    recovery: StrictStr = Field(description=_AUTH_RECOVERY)
 
 
 class HttpAuth(ConfigModel):
-    check_endpoint: StrictStr | None = None
-    check_method: StrictStr = "GET"
-    check_status_ok: list[Integer] = Field(default_factory=lambda: [200])
-    timeout: Seconds = 5
-    recovery: StrictStr | None = None
+    check_endpoint: StrictStr | None = Field(
+        None, description="URL probed before dispatch (default: the endpoint's `/models`).")
+    check_method: StrictStr = Field("GET", description="HTTP method of the probe.")
+    check_status_ok: list[Integer] = Field(
+        default_factory=lambda: [200], description="Probe statuses that mean ready.")
+    timeout: Seconds = Field(5, description=_AUTH_TIMEOUT)
+    recovery: StrictStr | None = Field(None, description=_AUTH_RECOVERY)
 
 
 class RetryPolicy(ConfigModel):
     """Re-dispatch after a transient failure (ch. 02 §5.12)."""
 
-    attempts: NonNegativeInt = 0
-    on: list[StrictStr] = Field(default_factory=lambda: ["failed"])
-    delay_ms: NonNegativeInt | None = None
+    attempts: NonNegativeInt = Field(0, description="Extra attempts after the first.")
+    on: list[StrictStr] = Field(
+        default_factory=lambda: ["failed"],
+        description="Failures that are retried: failed, parse_error, gate_failed, incomplete.",
+        json_schema_extra={"items": {"enum": list(RETRY_TRIGGERS)}})
+    delay_ms: NonNegativeInt | None = Field(None, description="Pause before a retry.")
 
     @field_validator("on")
     @classmethod
@@ -71,61 +85,88 @@ class Telemetry(ConfigModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    context_window: StrictStr | None = None
-    input_tokens: StrictStr | None = None
-    output_tokens: StrictStr | None = None
-    cost_usd: StrictStr | None = None
-    turns: StrictStr | None = None
+    context_window: StrictStr | None = Field(None, description="Path of the context window size.")
+    input_tokens: StrictStr | None = Field(None, description="Path of the input token count.")
+    output_tokens: StrictStr | None = Field(None, description="Path of the output token count.")
+    cost_usd: StrictStr | None = Field(None, description="Path of the cost in US dollars.")
+    turns: StrictStr | None = Field(None, description="Path of the number of agent turns.")
 
 
 class _SubprocessHead(ConfigModel):
-    kind: Literal["subprocess"] = "subprocess"
-    auth: SubprocessAuth | None = None
+    kind: Literal["subprocess"] = Field("subprocess", description=_KIND)
+    auth: SubprocessAuth | None = Field(None, description=_AUTH)
 
 
 class _HttpHead(ConfigModel):
-    kind: Literal["http"]
-    endpoint: StrictStr
-    model: StrictStr
-    endpoint_convention: Literal["openai-chat"]
-    api_key_env: StrictStr | None = None
-    api_key_header: StrictStr = "Authorization"
-    api_key_prefix: StrictStr = "Bearer "
-    auth: HttpAuth = Field(default_factory=HttpAuth)
+    kind: Literal["http"] = Field(description=_KIND)
+    endpoint: StrictStr = Field(description="OpenAI-style chat completions URL.")
+    model: StrictStr = Field(description="Model name sent in the request body.")
+    endpoint_convention: Literal["openai-chat"] = Field(
+        description="Request/response shape; only `openai-chat`.")
+    api_key_env: StrictStr | None = Field(
+        None, description="Environment variable that holds the API key.")
+    api_key_header: StrictStr = Field(
+        "Authorization", description="Header that carries the key.")
+    api_key_prefix: StrictStr = Field(
+        "Bearer ", description="Text put before the key in that header.")
+    auth: HttpAuth = Field(default_factory=HttpAuth, description=_AUTH)
 
 
 class _ChannelTail(ConfigModel):
     """Fields common to both kinds, in dump order (§2.5), then the mmr additions."""
 
-    enabled: StrictBool = True
-    command: StrictStr | None = None
-    flags: list[StrictStr] = Field(default_factory=list)
-    env: dict[StrictStr, StrictStr] = Field(default_factory=dict)
-    headers: dict[StrictStr, StrictStr] | None = None
-    prompt_wrapper: StrictStr = "{{prompt}}"
-    prompt_delivery: Literal["stdin", "prompt-file"] | None = None
-    cwd: StrictStr | None = None
-    output_parser: ParserSpec = "default"
-    stderr: Literal["capture", "suppress", "passthrough"] = "capture"
-    timeout: Seconds | None = None
-    extends: StrictStr | None = None
-    abstract: StrictBool = False
-    required: StrictBool | None = None
-    retired: StrictBool | None = None
-    #: ``review`` channels run under ``mmr review``, ``explore`` ones under ``mmr explore``.
-    role: ChannelRole = "review"
-    #: Values for ``{{var.NAME}}`` in flags; a null drops its ``--flag value`` pair.
-    vars: dict[StrictStr, VarValue] | None = None
-    retry: RetryPolicy | None = None
-    telemetry: Telemetry | None = None
-    #: Fail the channel if the work tree changed while it ran (never reverted).
-    assert_clean_tree: StrictBool = False
-    #: What a credential-shaped string in the diff does: redact it, skip the channel, or send it.
-    on_credentials: Literal["redact", "refuse", "allow"] = "redact"
-    #: Skip this channel when the diff is longer (``diff_too_large``).
-    max_diff_lines: PositiveInt | None = None
-    #: Pathspec globs left out of this channel's copy of the diff (added to the run's list).
-    diff_exclude: list[StrictStr] | None = None
+    enabled: StrictBool = Field(
+        True, description="Part of the default selection (`--channels` ignores it).")
+    command: StrictStr | None = Field(
+        None, description="Program and leading arguments, split on whitespace (no shell).")
+    flags: list[StrictStr] = Field(
+        default_factory=list,
+        description="Arguments after `command`; placeholders such as `{{findings_schema}}` "
+                    "and `{{var.NAME}}` are substituted.")
+    env: dict[StrictStr, StrictStr] = Field(
+        default_factory=dict,
+        description="Environment variables added for the channel (values are strings).")
+    headers: dict[StrictStr, StrictStr] | None = Field(
+        None, description="Extra HTTP headers (put secrets in `api_key_env` instead).")
+    prompt_wrapper: StrictStr = Field(
+        "{{prompt}}", description="Text around the prompt; `{{prompt}}` marks where it goes.")
+    prompt_delivery: Literal["stdin", "prompt-file"] | None = Field(
+        None, description="How the prompt reaches the CLI: stdin or a prompt file.")
+    cwd: StrictStr | None = Field(
+        None, description="Working directory (`{{neutral_cwd}}`: an empty private one).")
+    output_parser: ParserSpec = Field(
+        "default", description="How the reply becomes findings: a parser name or an "
+                   "`output_parser` object.")
+    stderr: Literal["capture", "suppress", "passthrough"] = Field(
+        "capture", description="What happens to the CLI's stderr.")
+    timeout: Seconds | None = Field(
+        None, description="Seconds this channel may run (`--timeout` wins).")
+    extends: StrictStr | None = Field(
+        None, description="Inherit every field of another channel, then override.")
+    abstract: StrictBool = Field(
+        False, description="A template for `extends`; never dispatched. Not inherited.")
+    required: StrictBool | None = Field(
+        None, description="Compensate this channel even when its CLI is not installed.")
+    retired: StrictBool | None = Field(
+        None, description="A tombstone: never dispatched (built-in `gemini`).")
+    role: ChannelRole = Field(
+        "review",
+        description="`review` channels run in `mmr review`, `explore` in `mmr explore`.")
+    vars: dict[StrictStr, VarValue] | None = Field(
+        None, description="Values for `{{var.NAME}}`; null drops the flag pair using it.")
+    retry: RetryPolicy | None = Field(None, description="Re-dispatch after a transient failure.")
+    telemetry: Telemetry | None = Field(
+        None, description="JSONPaths into the raw reply for usage figures.")
+    assert_clean_tree: StrictBool = Field(
+        False, description="Fail the channel if the work tree changed while it ran.")
+    on_credentials: Literal["redact", "refuse", "allow"] = Field(
+        "redact",
+        description="A credential in the diff: redact it, refuse to send the diff, or allow it.")
+    max_diff_lines: PositiveInt | None = Field(
+        None, description="Skip this channel for a longer diff.")
+    diff_exclude: list[StrictStr] | None = Field(
+        None, description="Pathspecs left out of this channel's diff "
+                          "(added to `defaults.diff_exclude`).")
 
 
 class SubprocessChannel(_ChannelTail, _SubprocessHead):

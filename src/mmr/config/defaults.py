@@ -1,7 +1,9 @@
 """The built-in layer: the default ``defaults`` block plus the shipped channel presets.
 
-Presets are pure data under ``channels/`` (one file per channel, root key = channel
-name). Their registry order is the explicit constant below, never directory order.
+The ``defaults`` block is the schema's own defaults (each declared once, in
+:mod:`mmr.config.schema`). Presets are pure data under ``channels/`` (one file per
+channel, root key = channel name). Their registry order is the explicit constant below,
+never directory order.
 """
 
 from __future__ import annotations
@@ -18,17 +20,6 @@ BUILTIN_CHANNEL_ORDER: tuple[str, ...] = (
     "minimax", "minimax-m3", "minimax-explore",
 )
 
-#: The reference's built-in ``defaults`` block (§2.2–2.3); the schema fills mmr's additions.
-BUILTIN_DEFAULTS: dict[str, Any] = {
-    "fix_threshold": "P2",
-    "min_completed_channels": 2,
-    "timeout": 300,
-    "format": "json",
-    "parallel": True,
-    "job_retention_days": 7,
-    "loop_control": {"max_rounds_default": 5, "repeat_suppression_enabled": False},
-}
-
 BUILTIN_LABEL = "built-in defaults"
 
 #: Claude's JSON envelope: unwrap ``$.result``, fail on ``is_error`` (Decisions).
@@ -44,8 +35,12 @@ def builtin_layer() -> dict[str, Any]:
 
 @cache
 def _builtin_layer() -> dict[str, Any]:
+    from mmr.config.schema import Defaults, MmrConfig
+
     channels = {name: _read_preset(name) for name in BUILTIN_CHANNEL_ORDER}
-    return {"version": 1, "defaults": copy.deepcopy(BUILTIN_DEFAULTS), "channels": channels}
+    defaults = Defaults().model_dump(mode="python", exclude_none=True)
+    version = MmrConfig.model_fields["version"].default
+    return {"version": version, "defaults": defaults, "channels": channels}
 
 
 def _read_preset(name: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, WithJsonSchema
 
 from mmr.types import NumberValue
 
@@ -23,9 +23,11 @@ def _non_negative_finite(value: float) -> float:
 
 
 #: Timeouts in seconds: finite and > 0 (ch. 01 §2.2 Recommend; the reference takes any number).
-Seconds = Annotated[NumberValue, AfterValidator(_positive_finite)]
+Seconds = Annotated[NumberValue, AfterValidator(_positive_finite),
+                    WithJsonSchema({"type": "number", "exclusiveMinimum": 0})]
 #: Retention periods in days: finite and >= 0.
-Days = Annotated[NumberValue, AfterValidator(_non_negative_finite)]
+Days = Annotated[NumberValue, AfterValidator(_non_negative_finite),
+                 WithJsonSchema({"type": "number", "minimum": 0})]
 
 
 class ConfigModel(BaseModel):

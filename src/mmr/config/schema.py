@@ -2,6 +2,8 @@
 
 Top-level, ``defaults`` and template models live here; channel models live in
 ``channel_schema`` and are re-exported, so ``mmr.config.schema`` is the one import.
+Every key is declared once, here: type, default and the one-line meaning in its ``Field``
+(``docs/config.md`` and ``docs/mmr.schema.json`` are generated from these models).
 Types are strict (§2.9, ``mmr.types``); fields are declared in dump order.
 Unknown keys are dropped (``extra="ignore"``); the loader warns about each one first
 (§2.10). Only ``defaults.compensator`` and a channel's ``telemetry`` are strict.
@@ -40,10 +42,15 @@ OutputFormat = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
 
 
 class LoopControl(ConfigModel):
-    max_rounds_default: PositiveInt = 5
-    repeat_suppression_enabled: StrictBool = False
-    repeat_downgrade_after: PositiveInt | None = None
-    repeat_suppress_after: PositiveInt | None = None
+    max_rounds_default: PositiveInt = Field(
+        5, description="Round cap when `--max-rounds` is not given.")
+    repeat_suppression_enabled: StrictBool = Field(
+        False, description="Downgrade, then suppress, findings repeated across rounds.")
+    repeat_downgrade_after: PositiveInt | None = Field(
+        None, description="Rounds a finding may repeat before its severity is lowered.")
+    repeat_suppress_after: PositiveInt | None = Field(
+        None, description="Rounds a finding may repeat before it is suppressed "
+                          "(>= downgrade_after).")
 
     @model_validator(mode="after")
     def _thresholds(self) -> LoopControl:
@@ -69,8 +76,10 @@ class CompensatorConfig(ConfigModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    channel: StrictStr | None = None
-    channel_focus_map: dict[StrictStr, StrictStr] | None = None
+    channel: StrictStr | None = Field(
+        None, description="Channel that runs the passes (default: a built-in claude).")
+    channel_focus_map: dict[StrictStr, StrictStr] | None = Field(
+        None, description="Per failed channel, the focus text of its compensating pass.")
 
     @model_validator(mode="before")
     @classmethod
@@ -100,35 +109,57 @@ class CompensatorConfig(ConfigModel):
 
 
 class Defaults(ConfigModel):
-    fix_threshold: Severity = "P2"
-    min_completed_channels: PositiveInt = 2
-    timeout: Seconds = 300
-    format: OutputFormat = "json"
-    parallel: StrictBool = True
-    job_retention_days: Days = 7
-    loop_control: LoopControl = Field(default_factory=LoopControl)
-    compensator: CompensatorConfig | None = None
-    ack_retention_days: Days = 90
-    diff_exclude: list[StrictStr] = Field(default_factory=list)
-    max_diff_lines: PositiveInt | None = None
-    secret_findings: StrictBool = True
+    fix_threshold: Severity = Field(
+        "P2", description="Findings at or above this severity block the change (exit 2).")
+    min_completed_channels: PositiveInt = Field(
+        2, description="Channels that must complete; with fewer the verdict is "
+                       "needs-user-decision (exit 3).")
+    timeout: Seconds = Field(
+        300, description="Seconds a channel may run unless it sets its own `timeout`.")
+    format: OutputFormat = Field("json", description="Output format of the verdict.")
+    parallel: StrictBool = Field(
+        True, description="Dispatch channels concurrently (false: one after another).")
+    job_retention_days: Days = Field(
+        7, description="Age after which `mmr jobs prune` removes a job.")
+    loop_control: LoopControl = Field(
+        default_factory=LoopControl, description="Multi-round review sessions.")
+    compensator: CompensatorConfig | None = Field(
+        None, description="Who runs compensating passes for failed channels; needs `channel` "
+                          "or `channel_focus_map`. Unknown keys here are errors.")
+    ack_retention_days: Days = Field(
+        90, description="`mmr ack prune` removes acks whose findings were not seen for this "
+                        "many days.")
+    diff_exclude: list[StrictStr] = Field(
+        default_factory=list,
+        description="Pathspecs left out of every channel's copy of the diff.")
+    max_diff_lines: PositiveInt | None = Field(
+        None, description="Refuse a diff longer than this many lines.")
+    secret_findings: StrictBool = Field(
+        True, description="Report credentials found in the diff as findings.")
 
 
 class TemplateConfig(ConfigModel):
     """Extra criteria that ``--template <name>`` adds to the prompt."""
 
-    criteria: list[StrictStr] | None = None
+    criteria: list[StrictStr] | None = Field(
+        None, description="Criteria the template adds to the prompt.")
 
 
 class MmrConfig(ConfigModel):
     """The whole merged configuration, as every command sees it."""
 
-    version: NumberValue = 1
-    defaults: Defaults = Field(default_factory=Defaults)
-    channels: dict[StrictStr, ChannelConfig] = Field(default_factory=dict)
-    channels_disabled: list[StrictStr] | None = None
-    review_criteria: list[StrictStr] | None = None
-    templates: dict[StrictStr, TemplateConfig] | None = None
+    version: NumberValue = Field(1, description="Config format version; optional.")
+    defaults: Defaults = Field(default_factory=Defaults, description="Run-wide settings.")
+    channels: dict[StrictStr, ChannelConfig] = Field(
+        default_factory=dict,
+        description="The channel registry; built-in presets can be overridden key by key.")
+    channels_disabled: list[StrictStr] | None = Field(
+        None, description="Channels left out of the default selection (aliases accepted); "
+                          "replaces, never merges with, a lower layer's list.")
+    review_criteria: list[StrictStr] | None = Field(
+        None, description="Extra review criteria added to every prompt.")
+    templates: dict[StrictStr, TemplateConfig] | None = Field(
+        None, description="Named criteria sets selected with `--template <name>`.")
 
 
 #: Names the string form of ``output_parser`` understands (ch. 03); others fall back to default.

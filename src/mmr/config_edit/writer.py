@@ -62,7 +62,7 @@ def edit_config(file: ConfigFile, edit: Callable[[EditableConfig], bool], *,
                 create: bool = True) -> bool:
     """Apply ``edit`` to the file's document and write it if ``edit`` returns True.
 
-    ``create=False`` (unset, prune) never creates a missing file: returns False instead.
+    ``create=False`` (unset) never creates a missing file: returns False instead.
     Raises :class:`ConfigWriteError` with the reason for a file that cannot be edited.
     """
     if file.path.is_symlink() and not file.follow_symlink:
@@ -162,12 +162,6 @@ def set_channel_enabled(file: ConfigFile, name: str, enabled: bool) -> None:
         return True
 
     edit_config(file, edit)
-
-
-def prune_channels_disabled(file: ConfigFile, name: str) -> bool:
-    """Remove ``name`` (in any spelling) from the file's ``channels_disabled`` list."""
-    return edit_config(file, lambda document: drop_from_channels_disabled(document, name),
-                       create=False)
 
 
 def drop_from_channels_disabled(document: EditableConfig, name: str) -> bool:

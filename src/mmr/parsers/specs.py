@@ -32,41 +32,51 @@ class _Spec(BaseModel):
 class IncompleteGuard(_Spec):
     """Fail the parse when ``status_path`` resolves to one of ``values`` (e.g. grok's Cancelled)."""
 
-    status_path: StrictStr
-    values: Annotated[list[StrictStr], Field(min_length=1)]
-    message: StrictStr
+    status_path: StrictStr = Field(description="JSONPath of the status.")
+    values: Annotated[list[StrictStr], Field(min_length=1)] = Field(
+        description="Statuses meaning incomplete.")
+    message: StrictStr = Field(description="Failure message for them.")
 
 
 class UnwrapJsonpathSpec(_Spec):
-    kind: Literal["unwrap-jsonpath"]
-    wrap: StrictStr
-    error_path: StrictStr | None = None
-    then: ParserSpec = "default"
-    incomplete: IncompleteGuard | None = None
+    kind: Literal["unwrap-jsonpath"] = Field(
+        description="Take a value out of a JSON envelope first.")
+    wrap: StrictStr = Field(description="JSONPath of the inner reply (e.g. `$.result`).")
+    error_path: StrictStr | None = Field(
+        None, description="JSONPath of an error flag; true fails the parse.")
+    then: ParserSpec = Field("default", description="Parser for the unwrapped value.")
+    incomplete: IncompleteGuard | None = Field(
+        None, description="Treat some envelopes as an unfinished reply.")
 
 
 class RegexFields(_Spec):
     """Capture-group numbers (named groups are numbered too) for each finding field."""
 
-    location: PositiveInt
-    description: PositiveInt
-    id: PositiveInt | None = None
-    category: PositiveInt | None = None
-    severity: PositiveInt | None = None
-    suggestion: PositiveInt | None = None
+    location: PositiveInt = Field(description="Group holding `path:line`.")
+    description: PositiveInt = Field(description="Group holding the description.")
+    id: PositiveInt | None = Field(None, description="Group holding an id.")
+    category: PositiveInt | None = Field(None, description="Group holding the category.")
+    severity: PositiveInt | None = Field(None, description="Group holding the severity.")
+    suggestion: PositiveInt | None = Field(None, description="Group holding a suggested fix.")
+
+
+_REGEX_FLAGS = "[dgimsuvy]*"
 
 
 class RegexFindingsSpec(_Spec):
-    kind: Literal["regex-findings"]
-    pattern: StrictStr
-    flags: StrictStr = "gm"
-    default_severity: Severity = "P2"
-    fields: RegexFields
+    kind: Literal["regex-findings"] = Field(
+        description="Findings matched line by line with a regex.")
+    pattern: StrictStr = Field(description="The regular expression.")
+    flags: StrictStr = Field(
+        "gm", description="JavaScript-style flags (`dgimsuvy`).",
+        json_schema_extra={"pattern": f"^{_REGEX_FLAGS}$"})
+    default_severity: Severity = Field("P2", description="Severity when none is captured.")
+    fields: RegexFields = Field(description="Capture group number of each finding field.")
 
     @field_validator("flags")
     @classmethod
     def _known_flags(cls, value: str) -> str:
-        if not re.fullmatch(r"[dgimsuvy]*", value):
+        if not re.fullmatch(_REGEX_FLAGS, value):
             raise ValueError(f"flags must use only the letters dgimsuvy (got {value!r})")
         return value
 
@@ -75,28 +85,32 @@ DEFAULT_SEVERITY_MAP: dict[str, Severity] = {"BLOCKER": "P1", "SHOULD-FIX": "P2"
 
 
 class MarkdownGate(_Spec):
-    require_existing_path: StrictBool = True
+    require_existing_path: StrictBool = Field(
+        True, description="Drop findings whose path is not in the repository.")
 
 
 class MarkdownFindingsSpec(_Spec):
     """``### [BLOCKER|SHOULD-FIX|NIT] title`` blocks (ch. 06 §2)."""
 
-    kind: Literal["markdown-findings"]
+    kind: Literal["markdown-findings"] = Field(
+        description="`### [BLOCKER|SHOULD-FIX|NIT] title` blocks.")
     severity_map: dict[StrictStr, Severity] = Field(
-        default_factory=lambda: dict(DEFAULT_SEVERITY_MAP)
-    )
-    gate: MarkdownGate = Field(default_factory=MarkdownGate)
+        default_factory=lambda: dict(DEFAULT_SEVERITY_MAP), description="Label → severity.")
+    gate: MarkdownGate = Field(
+        default_factory=MarkdownGate, description="Citation checks on each finding.")
 
 
 class AnswerGate(_Spec):
-    require_citation: StrictBool = True
+    require_citation: StrictBool = Field(
+        True, description="The answer must cite `path:line` or say `NOT FOUND`.")
 
 
 class AnswerSpec(_Spec):
     """The reply text as the answer (explore channels, ch. 06 §3)."""
 
-    kind: Literal["answer"]
-    gate: AnswerGate = Field(default_factory=AnswerGate)
+    kind: Literal["answer"] = Field(
+        description="The reply text is the answer (explore channels).")
+    gate: AnswerGate = Field(default_factory=AnswerGate, description="Checks on the answer.")
 
 
 ObjectParserSpec = Annotated[

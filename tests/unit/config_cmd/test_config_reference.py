@@ -57,9 +57,23 @@ def test_every_schema_key_is_documented():
 
 
 def test_a_key_without_a_description_fails_generation(monkeypatch: pytest.MonkeyPatch):
-    from mmr.config import key_docs
-
-    trimmed = {k: v for k, v in key_docs.KEY_DOCS.items() if k != "defaults.timeout"}
-    monkeypatch.setattr(key_docs, "KEY_DOCS", trimmed)
+    monkeypatch.setattr(schema.Defaults.model_fields["timeout"], "description", None)
     with pytest.raises(KeyError, match=r"defaults\.timeout"):
         render()
+
+
+def test_a_key_both_kinds_describe_differently_fails_generation(
+        monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(schema.HttpChannel.model_fields["kind"], "description", "other")
+    with pytest.raises(ValueError, match=r"channels\.<name>\.kind has two descriptions"):
+        render()
+
+
+def test_descriptions_come_from_the_models():
+    text = (REPO / "docs" / "config.md").read_text(encoding="utf-8")
+    models = ((schema.Defaults, "defaults."), (specs.RegexFields, "output_parser.fields."))
+    for model, prefix in models:
+        for name, field in model.model_fields.items():
+            assert f"| `{prefix}{name}` |" in text
+            assert field.description
+            assert f"| {field.description.replace('|', chr(92) + '|')} |" in text
