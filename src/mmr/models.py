@@ -177,6 +177,11 @@ class ChannelResult(_Model):
     reason: str | None = None
     attempts: int | None = None
     telemetry: Telemetry | None = None
+    #: mmr additions (issue 13): findings the reference drops, omitted when there are none.
+    outside_diff_findings: list[Finding] | None = None
+    unanchored_findings: list[Finding] | None = None
+    #: Why a reply that parsed still says less than it seems (e.g. disapproved, no findings).
+    note: str | None = None
 
 
 class ResultsMetadata(_Model):
@@ -185,6 +190,39 @@ class ResultsMetadata(_Model):
     channels_partial: int
     total_elapsed: str
     channels_independent: int | None = None
+    #: mmr additions (issue 13), present only when non-zero.
+    outside_diff_count: int | None = None
+    unanchored_count: int | None = None
+    ungated_count: int | None = None
+    compensating_passes: int | None = None
+
+
+OutsideDiffGate = Literal["advisory", "block"]
+
+
+class ChannelCoverage(_Model):
+    """What one channel did not see of the diff (issue 13)."""
+
+    excluded_files: list[str]
+
+
+class Coverage(_Model):
+    """What the review covered: the diff's files and lines, and what was left out of it."""
+
+    files: int
+    lines_added: int
+    lines_removed: int
+    diff_lines: int
+    excluded_files: list[str] = Field(default_factory=list)
+    channels: dict[str, ChannelCoverage] = Field(default_factory=dict)
+    skipped_channels: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.excluded_files or self.channels or self.skipped_channels)
+
+
+_FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})
 
 
 class ReconciledResults(_Model):
@@ -204,6 +242,11 @@ class ReconciledResults(_Model):
     proposed_config_change: bool | None = None
     session_id: str | None = None
     round: int | None = None
+    #: mmr additions (issue 13): the findings not in the diff, how they were gated, coverage.
+    outside_diff_findings: list[ReconciledFinding] | None = None
+    unanchored_findings: list[ReconciledFinding] | None = None
+    outside_diff_gate: OutsideDiffGate | None = None
+    coverage: Coverage | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -214,7 +257,7 @@ class ReconciledResults(_Model):
             if name == "job_id" and value is None:
                 # Only the ratification-gate document has no job (mmr writes null there).
                 data[name] = None
-            elif name == "reconciled_findings":
+            elif name in _FINDING_LISTS:
                 data[name] = [f.to_json_dict() for f in value]
             elif name == "per_channel":
                 data[name] = {ch: r.to_json_dict() for ch, r in value.items()}

@@ -112,6 +112,16 @@ class Defaults(ConfigModel):
     diff_exclude: list[StrictStr] = Field(default_factory=list)
     max_diff_lines: PositiveInt | None = None
     secret_findings: StrictBool = True
+    outside_diff_findings: Literal["advisory", "block"] = Field(
+        default="advisory",
+        description=(
+            "How findings the diff does not cover are gated: those about a repository file "
+            "the change does not touch, and unanchored ones (no usable location, a path not "
+            "in the repository, a line past the end of the file). `advisory` (default) "
+            "reports them without gating and says so in the verdict line; `block` gates "
+            "them like findings in the diff."
+        ),
+    )
 
 
 class TemplateConfig(ConfigModel):
