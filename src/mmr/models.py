@@ -29,6 +29,9 @@ Confidence = Literal["high", "medium", "low"]
 ReportedConfidence = Literal["confirmed", "suspected"]
 TrustMode = Literal["base-ref", "untrusted-head", "non-git"]
 
+#: Name prefix of a compensating pass's channel (ch. 02 §8).
+COMPENSATING_PREFIX = "compensating-"
+
 #: Exit code for each verdict (ch. 04 §5.5).
 VERDICT_EXIT_CODES: dict[str, int] = {
     "pass": 0,
@@ -180,8 +183,6 @@ class ChannelResult(_Model):
     #: mmr additions (issue 13): findings the reference drops, omitted when there are none.
     outside_diff_findings: list[Finding] | None = None
     unanchored_findings: list[Finding] | None = None
-    #: Why a reply that parsed still says less than it seems (e.g. disapproved, no findings).
-    note: str | None = None
 
 
 class ResultsMetadata(_Model):
@@ -201,9 +202,12 @@ OutsideDiffGate = Literal["advisory", "block"]
 
 
 class ChannelCoverage(_Model):
-    """What one channel did not see of the diff (issue 13)."""
+    """What one channel did not see of the diff (issue 13): its own ``diff_exclude``
+    files, or all of it when it was skipped because of the diff (``skipped``: the reason)."""
 
-    excluded_files: list[str]
+    channel: str
+    excluded_files: list[str] = Field(default_factory=list)
+    skipped: str | None = None
 
 
 class Coverage(_Model):
@@ -214,12 +218,8 @@ class Coverage(_Model):
     lines_removed: int
     diff_lines: int
     excluded_files: list[str] = Field(default_factory=list)
-    channels: dict[str, ChannelCoverage] = Field(default_factory=dict)
-    skipped_channels: dict[str, str] = Field(default_factory=dict)
-
-    @property
-    def partial(self) -> bool:
-        return bool(self.excluded_files or self.channels or self.skipped_channels)
+    channels: list[ChannelCoverage] = Field(default_factory=list)
+    partial: bool = False
 
 
 _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})

@@ -6,6 +6,12 @@ meaning is written here. Parser-object keys are keyed ``<kind>:<path>``.
 
 from __future__ import annotations
 
+from mmr.config.schema import Defaults
+from mmr.severity import THRESHOLDS
+
+#: The key's own ``Field(description=...)`` (one wording for the schema and the docs).
+OUTSIDE_DIFF_FINDINGS_DOC: str = Defaults.model_fields["outside_diff_findings"].description or ""
+
 INTRO = """\
 # Configuration reference
 
@@ -31,7 +37,10 @@ one of these mappings, chosen by `kind`. `then` takes the same forms, recursivel
 KEY_DOCS: dict[str, str] = {
     "version": "Config format version; optional.",
     "defaults": "Run-wide settings.",
-    "defaults.fix_threshold": "Findings at or above this severity block the change (exit 2).",
+    "defaults.fix_threshold": (
+        "Findings at or above this severity block the change (exit 2): "
+        + "; ".join(f"`{level}` {text}" for level, text in THRESHOLDS.items())
+        + ". `P1` is the choice for gating on defects only."),
     "defaults.min_completed_channels":
         "Channels that must complete; with fewer the verdict is needs-user-decision (exit 3).",
     "defaults.timeout": "Seconds a channel may run unless it sets its own `timeout`.",
@@ -57,6 +66,7 @@ KEY_DOCS: dict[str, str] = {
     "defaults.diff_exclude": "Pathspecs left out of every channel's copy of the diff.",
     "defaults.max_diff_lines": "Refuse a diff longer than this many lines.",
     "defaults.secret_findings": "Report credentials found in the diff as findings.",
+    "defaults.outside_diff_findings": OUTSIDE_DIFF_FINDINGS_DOC,
     "channels": "The channel registry; built-in presets can be overridden key by key.",
     "channels_disabled":
         "Channels left out of the default selection (aliases accepted); replaces, "

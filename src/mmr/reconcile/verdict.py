@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mmr.models import (
+    COMPENSATING_PREFIX,
     SEVERITY_ORDER,
     VERDICT_EXIT_CODES,
     ChannelResult,
@@ -23,7 +24,6 @@ from mmr.models import (
     TrustMode,
     Verdict,
 )
-from mmr.reconcile.reconciler import COMPENSATING_PREFIX
 
 DEFAULT_FIX_THRESHOLD: Severity = "P2"
 #: Floor for a job written before 4.0.0, which has no ``min_completed_channels`` (§5.3).
@@ -165,21 +165,23 @@ class OffDiff:
 
 
 def _ungated_note(off: OffDiff, fix_threshold: Severity) -> tuple[str, int]:
-    """``not gated: 1 finding outside the diff (P0), …`` and how many findings it names."""
+    """`` — not gated: 1 finding outside the diff (worst P0), …`` and how many it names:
+    the findings at or above the threshold that would block if they were in the diff."""
     parts, total = [], 0
-    for label, findings in (("outside the diff", off.outside_diff),
-                            ("unanchored (no usable location)", off.unanchored)):
+    for singular, plural, findings in (
+        ("finding outside the diff", "findings outside the diff", off.outside_diff),
+        ("unanchored finding", "unanchored findings", off.unanchored),
+    ):
         above = [f for f in findings if is_blocking(f, fix_threshold)]
         if above:
             worst = min((f.severity for f in above), key=SEVERITY_ORDER.__getitem__)
-            noun = "finding" if len(above) == 1 else "findings"
-            parts.append(f"{len(above)} {noun} {label}, worst {worst}")
+            noun = singular if len(above) == 1 else plural
+            parts.append(f"{len(above)} {noun} (worst {worst})")
             total += len(above)
     if not parts:
         return "", 0
-    verb = "was" if total == 1 else "were"
-    return (f" — {'; '.join(parts)} {verb} not gated "
-            "(defaults.outside_diff_findings: advisory)"), total
+    return (f" — not gated: {', '.join(parts)}; defaults.outside_diff_findings: block "
+            "gates them"), total
 
 
 def build_results(

@@ -17,8 +17,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mmr.models import ChannelResult, ParseFailure, Telemetry
+from mmr.models import ChannelResult, ParsedOutput, ParseFailure, Telemetry
 from mmr.parsers import parse_channel_output
+from mmr.parsers.validate import DISAPPROVED_EMPTY
 from mmr.reconcile.anchoring import DiffScope, SortedFindings, sort_findings
 from mmr.reconcile.jstext import trim, utf16_len
 from mmr.secrets.redact import redact_text
@@ -88,6 +89,10 @@ def channel_result(
         return ChannelResult(status="failed", elapsed=elapsed, findings=[], error=LOAD_FAILURE,
                              **extras), SortedFindings()
     parsed = parse_channel_output(raw, entry.output_parser or "default", repo_root=repo_root)
+    if isinstance(parsed, ParseFailure) and entry.injected and parsed.error == DISAPPROVED_EMPTY:
+        # `mmr reconcile` stores external input as approved: false whatever it held; with no
+        # findings that is the reference's default, not a reviewer objecting (issue 13).
+        parsed = ParsedOutput(approved=False, findings=[], summary="")
     if isinstance(parsed, ParseFailure):
         failed = ChannelResult(status="failed", elapsed=elapsed, findings=[],
                                raw_output=raw_output, error=parsed.description, **extras)

@@ -11,20 +11,21 @@ from mmr.store.records import JobRecord
 def job_coverage(job: JobRecord, scope: DiffScope | None, diff_lines: int) -> Coverage:
     """Files and lines of the reviewed diff, the run-wide ``diff_exclude`` exclusions, each
     channel's own exclusions, and the channels that saw nothing because of the diff."""
-    channels: dict[str, ChannelCoverage] = {}
-    skipped: dict[str, str] = {}
+    channels: list[ChannelCoverage] = []
     for name, entry in job.channels.items():
         excluded = (entry.model_extra or {}).get("excluded_files")
-        if isinstance(excluded, list) and excluded:
-            channels[name] = ChannelCoverage(excluded_files=[str(p) for p in excluded])
-        if entry.status == "skipped" and entry.reason in SKIP_REASON_TEXT:
-            skipped[name] = entry.reason
+        files = [str(p) for p in excluded] if isinstance(excluded, list) else []
+        skipped = entry.reason if (entry.status == "skipped"
+                                   and entry.reason in SKIP_REASON_TEXT) else None
+        if files or skipped:
+            channels.append(ChannelCoverage(channel=name, excluded_files=files, skipped=skipped))
+    excluded_files = list(job.excluded_files or [])
     return Coverage(
         files=len(scope.touched) if scope else 0,
         lines_added=scope.added if scope else 0,
         lines_removed=scope.removed if scope else 0,
         diff_lines=diff_lines,
-        excluded_files=list(job.excluded_files or []),
+        excluded_files=excluded_files,
         channels=channels,
-        skipped_channels=skipped,
+        partial=bool(excluded_files or channels),
     )

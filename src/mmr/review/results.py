@@ -21,7 +21,7 @@ from mmr.parsers import parse_channel_output
 from mmr.reconcile.anchoring import DiffScope
 from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
-from mmr.review.channel_results import PARSE_REASONS, ChannelFilesView, channel_result
+from mmr.review.channel_results import ChannelFilesView, channel_result
 from mmr.review.coverage import job_coverage
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
 from mmr.store.job_status import format_elapsed
@@ -145,15 +145,14 @@ def save_secret_findings(store: JobStore, job_id: str, findings: Sequence[Findin
 
 
 def total_elapsed(job: JobRecord) -> str:
-    """Latest ``completed_at`` − earliest ``started_at`` over the channels that reported
-    (completed, or failed only because their reply did not parse); injected channels are
-    left out (§4.1 FIX b). ``0s`` when there are none."""
+    """The review's wall time: latest ``completed_at`` − earliest ``started_at`` over every
+    channel that ran, whatever it ended as (issue 13: a review whose channels all failed
+    after seconds no longer reads ``0s``); injected channels are left out (§4.1 FIX b).
+    ``0s`` when no channel ran."""
     starts, ends = [], []
     for entry in job.channels.values():
-        reported = entry.status == "completed" or (
-            entry.status == "failed" and entry.reason in PARSE_REASONS)
         start, end = parse_timestamp(entry.started_at), parse_timestamp(entry.completed_at)
-        if reported and not entry.injected and start is not None and end is not None:
+        if not entry.injected and start is not None and end is not None:
             starts.append(start)
             ends.append(end)
     if not starts:
