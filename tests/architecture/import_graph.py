@@ -57,7 +57,7 @@ def edges(src: Path = SRC) -> list[Edge]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node in ast.walk(tree):
             for target in _targets(node, known):
-                if target != "mmr" and target != name:
+                if target not in ("mmr", name):
                     found.append(Edge(name, target, getattr(node, "lineno", 0)))
     return found
 

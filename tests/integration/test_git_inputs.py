@@ -14,8 +14,8 @@ from mmr.diff.inputs import (
     check_reviewable,
     resolve_diff,
 )
-from mmr.unidiff.sections import exclude_sections
 from mmr.errors import DiffError, GitError
+from mmr.unidiff.sections import exclude_sections
 from tests.integration.git_repo_builder import FakeGh, GitRepo, install_fake_gh, path_without_git
 
 PR_DIFF = """\

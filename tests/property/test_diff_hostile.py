@@ -15,11 +15,11 @@ from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from mmr.diff.inputs import DiffInput, DiffRequest, count_diff_lines, resolve_diff
-from mmr.unidiff.sections import exclude_sections, split_sections
-from mmr.unidiff.walk import walk_diff
 from mmr.errors import DiffError
 from mmr.reconcile.diff_filter import touched_paths
 from mmr.secrets.credentials import has_refusable_credentials, redact_diff, scan_diff
+from mmr.unidiff.sections import exclude_sections, split_sections
+from mmr.unidiff.walk import walk_diff
 from tests.property.strategies import ANY_CHAR, ANY_TEXT, DECODED_TEXT
 
 _ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

@@ -383,8 +383,8 @@ def test_run_until_interrupted_returns_the_work_result(fake_cli: FakeCliFactory,
                                                        tmp_path: Path) -> None:
     import anyio
 
-    from mmr.dispatch.runner import dispatch_all
     from mmr.dispatch.interrupts import run_until_interrupted
+    from mmr.dispatch.runner import dispatch_all
 
     fake_cli("codex", stdout=CLEAN_REPLY)
     job = new_job(tmp_path, ["codex"])

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from mmr.reconcile import diff_filter
 from mmr.unidiff import sections as diff_sections
 from mmr.unidiff.names import header_name, unquote
-from mmr.reconcile import diff_filter
 
 
 def test_unquote_decodes_octal_bytes_escapes_and_returns_the_rest() -> None:

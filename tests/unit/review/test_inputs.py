@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from mmr.diff.inputs import EMPTY_DIFF_MESSAGE, DiffInput, check_reviewable, count_diff_lines
+from mmr.diff.proposed import ProposedChanges
+from mmr.errors import DiffError
 from mmr.unidiff.sections import (
     exclude_sections,
     pathspec_matches,
     split_sections,
     unquote,
 )
-from mmr.errors import DiffError
-from mmr.diff.proposed import ProposedChanges
 
 GIT_DIFF = """\
 diff --git a/src/a.py b/src/a.py

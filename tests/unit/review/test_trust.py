@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from mmr.diff.proposed import ProposedChanges, detect_proposed_changes
 from mmr.git import is_safe_ref, safe_repo_path
 from mmr.models import TrustMode
 from mmr.trust.modes import TrustClassification, TrustContext, TrustFlags, is_ci
-from mmr.diff.proposed import ProposedChanges, detect_proposed_changes
 from mmr.trust.ratification import GateBlock, ratification_gate
 
 KEY = "0123456789abcdef0123456789abcdef01234567"
