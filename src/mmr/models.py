@@ -217,6 +217,8 @@ class Coverage(_Model):
     lines_added: int
     lines_removed: int
     diff_lines: int
+    #: Credentials replaced by ``<redacted:KIND>`` markers in the reviewed diff.
+    redacted_credentials: int = 0
     excluded_files: list[str] = Field(default_factory=list)
     channels: list[ChannelCoverage] = Field(default_factory=list)
     partial: bool = False

@@ -126,6 +126,8 @@ def coverage_line(results: ReconciledResults) -> str | None:
         return None
     line = (f"Coverage: {coverage.files} file(s), +{coverage.lines_added}/"
             f"-{coverage.lines_removed} line(s)")
+    if coverage.redacted_credentials:
+        line += f", {coverage.redacted_credentials} credential(s) redacted"
     parts = []
     if coverage.excluded_files:
         parts.append(f"{len(coverage.excluded_files)} file(s) excluded by diff_exclude")

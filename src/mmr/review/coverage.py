@@ -5,12 +5,14 @@ from __future__ import annotations
 from mmr.models import ChannelCoverage, Coverage
 from mmr.reconcile.anchoring import DiffScope
 from mmr.review.channel_results import SKIP_REASON_TEXT
+from mmr.secrets.credential_patterns import MARKER
 from mmr.store.records import JobRecord
 
 
-def job_coverage(job: JobRecord, scope: DiffScope | None, diff_lines: int) -> Coverage:
-    """Files and lines of the reviewed diff, the run-wide ``diff_exclude`` exclusions, each
-    channel's own exclusions, and the channels that saw nothing because of the diff."""
+def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage:
+    """Files and lines of the reviewed diff (as stored: redacted), its redacted credentials,
+    the run-wide ``diff_exclude`` exclusions, each channel's own exclusions, and the
+    channels that saw nothing because of the diff."""
     channels: list[ChannelCoverage] = []
     for name, entry in job.channels.items():
         excluded = (entry.model_extra or {}).get("excluded_files")
@@ -24,7 +26,8 @@ def job_coverage(job: JobRecord, scope: DiffScope | None, diff_lines: int) -> Co
         files=len(scope.touched) if scope else 0,
         lines_added=scope.added if scope else 0,
         lines_removed=scope.removed if scope else 0,
-        diff_lines=diff_lines,
+        diff_lines=diff.count("\n") + (1 if diff and not diff.endswith("\n") else 0),
+        redacted_credentials=len(MARKER.findall(diff)),
         excluded_files=excluded_files,
         channels=channels,
         partial=bool(excluded_files or channels),

@@ -81,7 +81,7 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
         session_id=job.session_id,
         round=job.round if isinstance(job.round, int) else None,
         outside_diff_gate=job.outside_diff_findings or "advisory",
-        coverage=job_coverage(job, scope, diff.count("\n") if diff else 0),
+        coverage=job_coverage(job, scope, diff or ""),
     )
     return build_results(per_channel, reconciled, facts, off_diff)
 

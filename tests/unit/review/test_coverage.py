@@ -17,9 +17,11 @@ def test_coverage_names_what_each_channel_did_not_see() -> None:
         "big": ChannelJobEntry(status="skipped", reason="diff_too_large"),
         "gone": ChannelJobEntry(status="skipped", reason="not_found"),
     })
-    coverage = job_coverage(job, DiffScope.from_diff(DIFF, None), DIFF.count("\n"))
+    diff = DIFF + "+token = <redacted:github-token>\n"
+    coverage = job_coverage(job, DiffScope.from_diff(DIFF, None), diff)
     assert coverage.to_json_dict() == {
-        "files": 1, "lines_added": 1, "lines_removed": 1, "diff_lines": 6,
+        "files": 1, "lines_added": 1, "lines_removed": 1, "diff_lines": 7,
+        "redacted_credentials": 1,
         "excluded_files": ["package-lock.json"],
         "channels": [{"channel": "rev2", "excluded_files": ["docs/a.md"]},
                      {"channel": "big", "excluded_files": [], "skipped": "diff_too_large"}],
@@ -30,5 +32,5 @@ def test_coverage_names_what_each_channel_did_not_see() -> None:
 def test_a_full_review_is_not_partial() -> None:
     job = JobRecord(job_id="mmr-000000000002",
                     channels={"rev": ChannelJobEntry(status="completed")})
-    coverage = job_coverage(job, DiffScope.from_diff(DIFF, None), 6)
+    coverage = job_coverage(job, DiffScope.from_diff(DIFF, None), DIFF)
     assert (coverage.partial, coverage.channels, coverage.excluded_files) == (False, [], [])
