@@ -37,6 +37,7 @@ _LINE_SUFFIX = re.compile(
     r"|,?\s+lines?\s+(?P<c>\d+)(?:\s*-\s*\d+)?)\s*\Z",
     re.IGNORECASE,
 )
+_SUFFIX_WINDOW = 64
 #: Files above this size are not read to count lines (the line check is then skipped).
 _MAX_COUNTED_BYTES = 16 * 1024 * 1024
 
@@ -106,7 +107,9 @@ class SortedFindings:
 def split_location(location: str) -> tuple[str, int | None]:
     """``(path, line)`` of a location in any of the forms the module docstring lists."""
     text = trim(location)
-    match = _LINE_SUFFIX.search(text)
+    # A line suffix is short; searching only the tail keeps a hostile location linear.
+    offset = max(0, len(text) - _SUFFIX_WINDOW)
+    match = _LINE_SUFFIX.search(text, offset)
     line: int | None = None
     if match is not None:
         digits = match.group("a") or match.group("b") or match.group("c")

@@ -83,3 +83,11 @@ def test_every_finding_lands_in_exactly_one_place(scope: DiffScope) -> None:
     placed = sort_findings(findings, scope)
     assert (len(placed.in_diff), len(placed.outside_diff), len(placed.unanchored)) == (1, 1, 1)
     assert sort_findings(findings, None).in_diff == findings  # no diff: the reference
+
+
+def test_a_hostile_location_is_split_in_linear_time() -> None:
+    # Quadratic backtracking over 200k characters would take minutes; the tail window
+    # bounds the search (no timing assertion: the test would simply not finish).
+    for hostile in (":1" * 100_000 + "x", " " * 200_000 + "x", "a.py" + "(line 1" * 30_000):
+        assert split_location(hostile)[1] is None
+    assert split_location("x" * 100_000 + ".py:7") == ("x" * 100_000 + ".py", 7)
