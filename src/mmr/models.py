@@ -29,6 +29,9 @@ Confidence = Literal["high", "medium", "low"]
 ReportedConfidence = Literal["confirmed", "suspected"]
 TrustMode = Literal["base-ref", "untrusted-head", "non-git"]
 
+#: Name prefix of a compensating pass's channel (ch. 02 §8).
+COMPENSATING_PREFIX = "compensating-"
+
 #: Exit code for each verdict (ch. 04 §5.5).
 VERDICT_EXIT_CODES: dict[str, int] = {
     "pass": 0,
@@ -177,6 +180,9 @@ class ChannelResult(_Model):
     reason: str | None = None
     attempts: int | None = None
     telemetry: Telemetry | None = None
+    #: mmr additions (issue 13): findings the reference drops, omitted when there are none.
+    outside_diff_findings: list[Finding] | None = None
+    unanchored_findings: list[Finding] | None = None
 
 
 class ResultsMetadata(_Model):
@@ -185,6 +191,40 @@ class ResultsMetadata(_Model):
     channels_partial: int
     total_elapsed: str
     channels_independent: int | None = None
+    #: mmr additions (issue 13), present only when non-zero.
+    outside_diff_count: int | None = None
+    unanchored_count: int | None = None
+    ungated_count: int | None = None
+    compensating_passes: int | None = None
+
+
+OutsideDiffGate = Literal["advisory", "block"]
+
+
+class ChannelCoverage(_Model):
+    """What one channel did not see of the diff (issue 13): its own ``diff_exclude``
+    files, or all of it when it was skipped because of the diff (``skipped``: the reason)."""
+
+    channel: str
+    excluded_files: list[str] = Field(default_factory=list)
+    skipped: str | None = None
+
+
+class Coverage(_Model):
+    """What the review covered: the diff's files and lines, and what was left out of it."""
+
+    files: int
+    lines_added: int
+    lines_removed: int
+    diff_lines: int
+    #: Credentials replaced by ``<redacted:KIND>`` markers in the reviewed diff.
+    redacted_credentials: int = 0
+    excluded_files: list[str] = Field(default_factory=list)
+    channels: list[ChannelCoverage] = Field(default_factory=list)
+    partial: bool = False
+
+
+_FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})
 
 
 class ReconciledResults(_Model):
@@ -204,6 +244,11 @@ class ReconciledResults(_Model):
     proposed_config_change: bool | None = None
     session_id: str | None = None
     round: int | None = None
+    #: mmr additions (issue 13): the findings not in the diff, how they were gated, coverage.
+    outside_diff_findings: list[ReconciledFinding] | None = None
+    unanchored_findings: list[ReconciledFinding] | None = None
+    outside_diff_gate: OutsideDiffGate | None = None
+    coverage: Coverage | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -214,7 +259,7 @@ class ReconciledResults(_Model):
             if name == "job_id" and value is None:
                 # Only the ratification-gate document has no job (mmr writes null there).
                 data[name] = None
-            elif name == "reconciled_findings":
+            elif name in _FINDING_LISTS:
                 data[name] = [f.to_json_dict() for f in value]
             elif name == "per_channel":
                 data[name] = {ch: r.to_json_dict() for ch, r in value.items()}

@@ -1,6 +1,8 @@
 """``mmr explain [topic]``: short built-in explanations of mmr's concepts (spec ch. 05 §8).
 
 The prose lives in ``templates/explain/<topic>.md``; topics are listed alphabetically.
+``severity.md`` is generated from :mod:`mmr.severity` (``python -m mmr.severity``), so the
+scale reads the same there as in the prompt and the config comments.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import typer
 #: Every topic, alphabetically; each has ``templates/explain/<topic>.md``.
 TOPICS = (
     "channels", "compensation", "config", "explore", "minimax", "provenance", "redaction",
-    "scopes",
+    "scopes", "severity",
 )
 
 

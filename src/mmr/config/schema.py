@@ -136,6 +136,16 @@ class Defaults(ConfigModel):
         None, description="Refuse a diff longer than this many lines.")
     secret_findings: StrictBool = Field(
         True, description="Report credentials found in the diff as findings.")
+    outside_diff_findings: Literal["advisory", "block"] = Field(
+        default="advisory",
+        description=(
+            "How findings the diff does not cover are gated: those about a repository file "
+            "the change does not touch, and unanchored ones (no usable location, a path not "
+            "in the repository, a line past the end of the file). `advisory` (default) "
+            "reports them without gating and says so in the verdict line; `block` gates "
+            "them like findings in the diff."
+        ),
+    )
 
 
 class TemplateConfig(ConfigModel):

@@ -16,11 +16,7 @@ _HEAD = """\
 version: 1
 
 defaults:
-  # fix_threshold: the lowest severity that blocks a change (it needs a fix)
-  #   P0 - only critical problems block (security holes, data loss, crashes)
-  #   P1 - also serious bugs block (low friction)
-  #   P2 - also likely bugs and risky code block (DEFAULT)
-  #   P3 - every finding blocks, style and polish included (strict)
+{threshold_comment}
   fix_threshold: P2
   # min_completed_channels: how many channels must report back. With fewer, the
   #   verdict is needs-user-decision (exit 3). Set 1 to accept single-channel approval.
@@ -87,7 +83,9 @@ def render_init_config(seeds: Sequence[tuple[str, bool]], examples: Sequence[str
     ``examples`` holds runtime ids; unknown ids are ignored, order follows EXAMPLE_IDS.
     The text ends with exactly one newline.
     """
-    parts = [_HEAD]
+    from mmr.severity import threshold_comment
+
+    parts = [_HEAD.replace("{threshold_comment}", "\n".join(threshold_comment("  ")))]
     for name, enabled in seeds:
         parts.append(f"  {name}:\n    enabled: {'true' if enabled else 'false'}\n")
     blocks = [_EXAMPLES[runtime] for runtime in EXAMPLE_IDS if runtime in examples]

@@ -181,6 +181,8 @@ _CHANNEL_STATUS: dict[str, ChannelStatus] = {
 
 def auth_status_to_channel_status(result: AuthResult) -> ChannelStatus:
     """The job status a gate result leaves the channel in (§4.5); ``ok`` stays dispatched."""
+    if result.channel_status is not None:
+        return result.channel_status
     return _CHANNEL_STATUS.get(result.status, "skipped")
 
 
@@ -196,4 +198,6 @@ def gate_update(result: AuthResult) -> dict[str, Any]:
                               else "failed"}
     if result.recovery is not None and result.status != "timeout":
         update["recovery"] = result.recovery
+    if result.channel_status is not None and result.detail:
+        update["error"] = redact_text(result.detail)  # why it failed, for the report
     return update

@@ -7,13 +7,17 @@ it the way §7.3 says:
 what happened                     status        ``error`` (also the first line of ``log``)
 ================================  ============  ==========================================
 HTTP 200                          completed     — (``content``: the reply, see below)
-HTTP 401                          auth_failed   ``HTTP 401``
+HTTP 401 or 403                   auth_failed   ``HTTP 401``
 any other status (3xx included)   failed        ``HTTP <code>``
 the deadline hit                  timeout       ``request timed out after <t>s``
-connection, TLS or URL failure    failed        ``request failed``
+connection, TLS or URL failure    failed        ``request failed: <kind>`` (below)
 a header refused before sending   failed        ``request failed``
 ``api_key_env`` unset or empty    auth_failed   ``API key env var <NAME> not set``
 ================================  ============  ==========================================
+
+``<kind>`` (issue 13) is ``connection refused``, ``DNS lookup failed``, ``TLS failure``,
+``invalid URL`` or ``connection failed``, so a report says why, not just that it failed.
+Only 401 and 403 mean the credentials were refused.
 
 ``content`` is ``choices[0].message.content`` when the 200 body is an OpenAI envelope with a
 string there, else the whole body as text (the parser then reports what is wrong with it).
@@ -32,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.dispatch.http_probe import probe_http_channel, probe_http_channel_sync
+from mmr.dispatch.http_probe import AUTH_STATUSES, probe_http_channel, probe_http_channel_sync
 from mmr.dispatch.http_security import (
     ApiKeyMissingError,
     PreparedHeaders,
@@ -151,10 +155,11 @@ def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float,
         return _failed("timeout", timed_out_text(timeout_s), elapsed)
     if result.outcome == "error" or status is None:
         hint = prepared.hint(result.error) if result.error else None
-        return _failed("failed", REQUEST_FAILED, elapsed, hint=hint)
+        error = f"{REQUEST_FAILED}: {result.kind}" if result.kind else REQUEST_FAILED
+        return _failed("failed", error, elapsed, hint=hint)
     if status == 200:
         # A reply that quotes the key would otherwise reach findings, reports and CI logs.
         content = prepared.scrub(extract_content(result.body or b""))
         return HttpResult("completed", content, None, status, elapsed, "")
-    return _failed("auth_failed" if status == 401 else "failed", f"HTTP {status}", elapsed,
-                   http_status=status)
+    return _failed("auth_failed" if status in AUTH_STATUSES else "failed", f"HTTP {status}",
+                   elapsed, http_status=status)

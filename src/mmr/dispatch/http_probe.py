@@ -8,11 +8,16 @@ else the endpoint with ``/chat/completions`` turned into ``/models`` — with th
 what happened                                result     recovery
 ===========================================  =========  ========
 a status listed in ``auth.check_status_ok``  ok
-any other status (an auth problem, likely)   failed     yes
+401 or 403 (the credentials were refused)    failed     yes
+any other status                             failed*    no
 ``api_key_env`` unset or empty (no request)  failed     yes
 the deadline (``auth.timeout``) hit          timeout    no
-refused, DNS, TLS, bad URL or header         failed     no
+refused, DNS, TLS, bad URL or header         failed*    no
 ===========================================  =========  ========
+
+``failed*`` (issue 13): the channel becomes ``failed``, not ``auth_failed`` — the endpoint
+could not be reached or answered oddly, which says nothing about the key — and
+``detail`` names the kind (``request failed: connection refused``, ``HTTP 404``).
 
 Network failures carry no recovery on purpose: "log in again" would mislead. The recovery
 is redacted (§4.4); ``detail`` says what happened and never holds the key.
@@ -43,6 +48,9 @@ from mmr.secrets.redact import redact_text
 
 if TYPE_CHECKING:
     import httpx
+
+#: The only statuses that mean "your credentials were refused" (issue 13).
+AUTH_STATUSES = frozenset({401, 403})
 
 
 async def probe_http_channel(name: str, channel: HttpChannel, *,
@@ -82,10 +90,15 @@ def _judge(result: Exchange, channel: HttpChannel, recovery: str | None, deadlin
         return AuthResult("timeout", detail=f"probe timed out after {js_number_text(deadline)}s")
     if result.outcome == "error" or result.status is None:
         hint = prepared.hint(result.error) if result.error else None
-        return AuthResult("failed", detail="request failed" + (f": {hint}" if hint else ""))
+        kind = f": {result.kind}" if result.kind else ""
+        return AuthResult("failed", detail=f"request failed{kind}" + (f": {hint}" if hint else ""),
+                          channel_status="failed")
     if result.status in channel.auth.check_status_ok:
         return AuthResult("ok")
-    return AuthResult("failed", recovery=recovery, detail=f"HTTP {result.status}")
+    if result.status in AUTH_STATUSES:
+        return AuthResult("failed", recovery=recovery, detail=f"HTTP {result.status}")
+    return AuthResult("failed", detail=f"auth probe got HTTP {result.status}",
+                      channel_status="failed")
 
 
 def probe_http_channel_sync(name: str, channel: HttpChannel, *,

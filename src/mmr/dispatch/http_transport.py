@@ -37,6 +37,46 @@ class Exchange:
     status: int | None = None
     body: bytes | None = None
     error: str | None = None
+    #: What kind of transport failure (issue 13): one of :data:`FAILURE_KINDS`.
+    kind: str | None = None
+
+
+#: The distinct transport failures a report names (issue 13).
+FAILURE_KINDS = ("connection refused", "DNS lookup failed", "TLS failure", "invalid URL",
+                 "connection failed")
+
+
+_CAUSE_KINDS: tuple[tuple[str, str], ...] = (
+    ("ConnectionRefusedError", "connection refused"), ("gaierror", "DNS lookup failed"),
+    ("SSLError", "TLS failure"), ("SSLCertVerificationError", "TLS failure"),
+)
+_TEXT_KINDS: tuple[tuple[str, str], ...] = (
+    ("CERTIFICATE_VERIFY_FAILED", "TLS failure"), ("SSL", "TLS failure"),
+    ("Connection refused", "connection refused"), ("Errno 111", "connection refused"),
+    ("Name or service not known", "DNS lookup failed"),
+    ("Temporary failure in name resolution", "DNS lookup failed"),
+    ("getaddrinfo", "DNS lookup failed"), ("nodename nor servname", "DNS lookup failed"),
+)
+
+
+def failure_kind(exc: BaseException) -> str:
+    """The :data:`FAILURE_KINDS` entry for a transport exception: by the exception types
+    in its cause chain, else by words in its message; ``connection failed`` otherwise."""
+    import httpx
+
+    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol | ValueError):
+        return "invalid URL"
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    names = {cls.__name__ for link in chain for cls in type(link).__mro__}
+    for name, kind in _CAUSE_KINDS:
+        if name in names:
+            return kind
+    text = " ".join(str(link) for link in chain)
+    return next((kind for needle, kind in _TEXT_KINDS if needle in text), "connection failed")
 
 
 def new_http_client(timeout_s: float | None = None) -> httpx.AsyncClient:
@@ -73,7 +113,8 @@ async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes],
     except httpx.TimeoutException:
         return Exchange("timeout", time.monotonic() - started)
     except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, ValueError) as exc:
-        return Exchange("error", time.monotonic() - started, error=_describe(exc))
+        return Exchange("error", time.monotonic() - started, error=_describe(exc),
+                        kind=failure_kind(exc))
     finally:
         if owned:
             with anyio.CancelScope(shield=True):

@@ -68,6 +68,9 @@ class AuthResult:
     status: AuthStatus
     recovery: str | None = None  #: already redacted (ch. 02 §4.4)
     detail: str | None = None
+    #: The job status when it is not the usual one for ``status`` (an unreachable HTTP
+    #: endpoint is ``failed``, not ``auth_failed``; issue 13).
+    channel_status: ChannelStatus | None = None
 
 
 EventSink = Callable[[ChannelEvent], None]

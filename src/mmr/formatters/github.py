@@ -24,6 +24,7 @@ from mmr.formatters.annotation import (
     source_span,
     suggestion_text,
 )
+from mmr.formatters.labels import PLACE_TITLES, off_diff_gated, off_diff_groups
 from mmr.formatters.text import render_text
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ def workflow_command(level: str, message: str, **properties: str | int | None) -
 class _Annotation:
     level: GateLevel
     finding: ReconciledFinding
+    place: str | None = None
 
 
 def render_github(results: ReconciledResults) -> str:
@@ -87,6 +89,12 @@ def _worst_first(results: ReconciledResults) -> list[_Annotation]:
     annotations = [
         _Annotation(gate_level(f, results.fix_threshold), f) for f in results.reconciled_findings
     ]
+    gated = off_diff_gated(results)
+    for place, findings in off_diff_groups(results):
+        for f in findings:
+            level = gate_level(f, results.fix_threshold)
+            annotations.append(_Annotation(
+                "warning" if level == "error" and not gated else level, f, place))
     # sorted() is stable: within a level the findings keep their output order (severity first).
     return sorted(annotations, key=lambda a: _LEVEL_RANK[a.level])
 
@@ -114,8 +122,10 @@ def _within_limits(
 
 def _finding_command(annotation: _Annotation) -> str:
     finding = annotation.finding
-    span = source_span(finding.location)
+    span = None if annotation.place == "unanchored" else source_span(finding.location)
     message = suggestion_text(finding)
+    if annotation.place is not None:
+        message = f"{PLACE_TITLES[annotation.place]} ({finding.location}): {message}"
     acknowledged = acknowledgement_line(finding)
     if acknowledged:
         message += f"\n\n{acknowledged}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mmr.models import ReconciledResults, Telemetry
+    from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults, Telemetry
 
 #: Channel statuses that mean "this reviewer did not report" (spec ch. 04 §6.3 step 6).
 DEGRADED_STATUSES = frozenset({"not_installed", "auth_failed", "failed", "timeout", "skipped"})
@@ -58,3 +58,82 @@ def telemetry_parts(telemetry: Telemetry | None) -> list[str]:
 def _count(value: float) -> str:
     """Thousands separators; whole numbers without a decimal part."""
     return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+
+
+#: How the reports name the two places the reference drops (issue 13).
+PLACE_TITLES = {"outside_diff": "Outside the diff", "unanchored": "Unanchored"}
+PLACE_NOTES = {
+    "outside_diff": "in a repository file the change does not touch",
+    "unanchored": "no usable location: no path, a path not in the repository, or no such line",
+}
+#: Width a failed channel's reason is cut to in the text and markdown reports.
+REASON_WIDTH = 160
+
+
+def off_diff_groups(results: ReconciledResults) -> list[tuple[str, list[ReconciledFinding]]]:
+    """``(place, findings)`` for each non-empty off-diff place, outside-diff first."""
+    groups = [("outside_diff", results.outside_diff_findings or []),
+              ("unanchored", results.unanchored_findings or [])]
+    return [(place, findings) for place, findings in groups if findings]
+
+
+def off_diff_gated(results: ReconciledResults) -> bool:
+    """Whether the off-diff findings gate (``defaults.outside_diff_findings: block``)."""
+    return results.outside_diff_gate == "block"
+
+
+def gate_line(results: ReconciledResults) -> str:
+    """What the threshold gates, in the words of the one severity scale (issue 13)."""
+    from mmr.severity import threshold_meaning
+
+    line = f"Gate: {threshold_meaning(results.fix_threshold)}"
+    if off_diff_groups(results):
+        gated = "gated" if off_diff_gated(results) else "reported, not gated"
+        line += f"; findings outside the diff: {gated}"
+    return line
+
+
+def counts_phrase(results: ReconciledResults) -> str:
+    """``2 of 3 reported; 1 compensating pass, 1 reported`` — the ``Channels`` counts said
+    in words (a compensating pass is not a reviewer of its own)."""
+    from mmr.models import COMPENSATING_PREFIX
+
+    reviewers = [c for n, c in results.per_channel.items() if not n.startswith(COMPENSATING_PREFIX)]
+    passes = [c for n, c in results.per_channel.items() if n.startswith(COMPENSATING_PREFIX)]
+    reported = sum(c.status == "completed" for c in reviewers)
+    phrase = f"{reported} of {len(reviewers)} reported"
+    if passes:
+        ran = sum(c.status == "completed" for c in passes)
+        noun = "pass" if len(passes) == 1 else "passes"
+        phrase += f"; {len(passes)} compensating {noun}, {ran} reported"
+    return phrase
+
+
+def failure_reason(channel: ChannelResult) -> str | None:
+    """A failed channel's ``error`` on one line, redacted, cut to :data:`REASON_WIDTH`."""
+    from mmr.secrets.redact import redact_text
+
+    if channel.status == "completed" or not channel.error:
+        return None
+    text = " ".join(redact_text(channel.error).split())
+    return text if len(text) <= REASON_WIDTH else text[: REASON_WIDTH - 1] + "…"
+
+
+def coverage_line(results: ReconciledResults) -> str | None:
+    """``Coverage: 3 files, +10/-2 lines; excluded: …`` — what the review saw."""
+    coverage = results.coverage
+    if coverage is None:
+        return None
+    line = (f"Coverage: {coverage.files} file(s), +{coverage.lines_added}/"
+            f"-{coverage.lines_removed} line(s)")
+    if coverage.redacted_credentials:
+        line += f", {coverage.redacted_credentials} credential(s) redacted"
+    parts = []
+    if coverage.excluded_files:
+        parts.append(f"{len(coverage.excluded_files)} file(s) excluded by diff_exclude")
+    for channel in coverage.channels:
+        if channel.skipped:
+            parts.append(f"{channel.channel} saw nothing ({channel.skipped})")
+        else:
+            parts.append(f"{channel.channel} did not see {len(channel.excluded_files)} file(s)")
+    return line + ("; partial: " + ", ".join(parts) if parts else "; complete")

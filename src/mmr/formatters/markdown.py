@@ -10,7 +10,14 @@ import re
 from typing import TYPE_CHECKING
 
 from mmr.formatters.labels import (
+    PLACE_NOTES,
+    PLACE_TITLES,
+    counts_phrase,
+    coverage_line,
+    failure_reason,
+    gate_line,
     is_gate_document,
+    off_diff_groups,
     proposal_parts,
     telemetry_parts,
     verdict_label,
@@ -31,13 +38,20 @@ def render_markdown(results: ReconciledResults) -> str:
     lines = [f"## Multi-Model Review — {verdict_label(results)}", "", _job_line(results)]
     if results.trust_mode is not None:
         lines.append(_trust_line(results))
+    lines += _honesty_lines(results)
     lines.append("")
+    off_diff = off_diff_groups(results)
     if results.reconciled_findings:
         lines += ["### Findings", "", TABLE_HEADER, TABLE_RULE]
         lines += [_finding_row(finding) for finding in results.reconciled_findings]
         lines.append("")
     else:
-        lines += ["No findings.", ""]
+        lines += ["No findings in the diff." if off_diff else "No findings.", ""]
+    for place, findings in off_diff:
+        lines += [f"### {PLACE_TITLES[place]} ({len(findings)})", "",
+                  f"_{PLACE_NOTES[place]}_", "", TABLE_HEADER, TABLE_RULE]
+        lines += [_finding_row(finding) for finding in findings]
+        lines.append("")
     lines += ["### Channels", ""]
     lines += [_channel_bullet(name, ch) for name, ch in results.per_channel.items()]
     return "\n".join(lines)
@@ -54,6 +68,23 @@ def _job_line(results: ReconciledResults) -> str:
         segments.append(f"**Advisory:** {results.advisory_count}")
     segments.append(f"**Elapsed:** {results.metadata.total_elapsed}")
     return " | ".join(segments)
+
+
+def _honesty_lines(results: ReconciledResults) -> list[str]:
+    """The not-gated verdict, counts in words, gate and coverage (issue 13), as the text
+    report has them; each a separate paragraph line."""
+    lines = [""]
+    if results.metadata.ungated_count:
+        lines.append(f"**Verdict:** {escape_cell(results.summary)}  ")
+    if results.per_channel:
+        lines.append(f"**Reviewers:** {counts_phrase(results)}  ")
+    lines.append(f"**{gate_line(results).replace(': ', ':** ', 1)}  ")
+    coverage = coverage_line(results)
+    if coverage is not None:
+        lines.append(f"**{escape_cell(coverage).replace(': ', ':** ', 1)}")
+    else:
+        lines[-1] = lines[-1].removesuffix("  ")
+    return lines
 
 
 def _trust_line(results: ReconciledResults) -> str:
@@ -81,5 +112,8 @@ def _channel_bullet(name: str, channel: ChannelResult) -> str:
     parts = telemetry_parts(channel.telemetry)
     if parts:
         bullet += " — " + " · ".join(parts)
+    reason = failure_reason(channel)
+    if reason is not None:
+        bullet += f" — reason: {escape_cell(reason)}"
     return bullet
 

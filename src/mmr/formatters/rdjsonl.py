@@ -26,6 +26,7 @@ from mmr.formatters.annotation import (
     sources_line,
     suggestion_text,
 )
+from mmr.formatters.labels import PLACE_TITLES, off_diff_gated, off_diff_groups
 
 if TYPE_CHECKING:
     from mmr.models import ReconciledFinding, ReconciledResults, Severity
@@ -37,15 +38,30 @@ _ELLIPSIS = "…"
 
 
 def render_rdjsonl(results: ReconciledResults) -> str:
-    """One diagnostic per line, without a trailing newline; empty with no findings."""
-    return "\n".join(
-        diagnostic_line(finding, results.fix_threshold) for finding in results.reconciled_findings
-    )
+    """One diagnostic per line, without a trailing newline; empty with no findings.
+
+    Off-diff findings (issue 13) follow, their message naming their place; an ungated one
+    is never ``ERROR`` and an unanchored one has no location.
+    """
+    lines = [diagnostic_line(f, results.fix_threshold) for f in results.reconciled_findings]
+    gated = off_diff_gated(results)
+    for place, findings in off_diff_groups(results):
+        lines += [diagnostic_line(f, results.fix_threshold, place=place, gated=gated)
+                  for f in findings]
+    return "\n".join(lines)
 
 
-def diagnostic_line(finding: ReconciledFinding, fix_threshold: Severity) -> str:
+def diagnostic_line(finding: ReconciledFinding, fix_threshold: Severity, *,
+                    place: str | None = None, gated: bool = True) -> str:
     """One finding as one line of compact JSON, its message cut to stay under the limit."""
     data = diagnostic(finding, fix_threshold)
+    if place is not None:
+        note = f"{PLACE_TITLES[place]}{'' if gated else ', not gated'}"
+        data["message"] = f"[{note}] {data['message']}"
+        if place == "unanchored":
+            data.pop("location", None)
+        if not gated and data["severity"] == "ERROR":
+            data["severity"] = "WARNING"
     line = _dumps(data)
     if _size(line) <= MAX_LINE_BYTES:
         return line

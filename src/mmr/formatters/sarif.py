@@ -11,7 +11,9 @@ Code scanning rejects the *whole* upload when one result has no artifact locatio
 finding that names no file (``unknown``, a document section) is anchored at the
 repository root (``.``) and keeps its own words in ``properties.location``; a result about
 a whole file or the repository gets the region of its first line. Every rule carries
-``help`` (GitHub requires it) and the driver an ``informationUri``.
+``help`` (GitHub requires it) and the driver an ``informationUri``. Findings outside the
+diff and unanchored ones follow the reconciled findings, with ``properties.place`` and
+``properties.gated``; an unanchored one is always anchored at the repository root.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from mmr.formatters.annotation import (
     suggestion_text,
 )
 from mmr.formatters.json import dumps
+from mmr.formatters.labels import off_diff_gated, off_diff_groups
 
 if TYPE_CHECKING:
     from mmr.formatters.annotation import SourceSpan
@@ -55,8 +58,11 @@ def sarif_log(results: ReconciledResults) -> dict[str, Any]:
     """The SARIF log as plain JSON data."""
     from mmr import __url__, __version__
 
-    rules = _rules(results.reconciled_findings)
+    placed = [(None, f) for f in results.reconciled_findings] + [
+        (place, f) for place, findings in off_diff_groups(results) for f in findings]
+    rules = _rules([f for _, f in placed])
     index = {rule["id"]: position for position, rule in enumerate(rules)}
+    gated = off_diff_gated(results)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -67,7 +73,7 @@ def sarif_log(results: ReconciledResults) -> dict[str, Any]:
                 "rules": rules,
             }
         },
-        "results": [_result(f, index) for f in results.reconciled_findings],
+        "results": [_result(f, index, place, gated or place is None) for place, f in placed],
         "properties": _run_properties(results),
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
@@ -76,6 +82,12 @@ def sarif_log(results: ReconciledResults) -> dict[str, Any]:
 def severity_level(severity: Severity) -> str:
     """SARIF ``level`` of a severity: P0/P1 ``error``, P2 ``warning``, P3 ``note``."""
     return _SEVERITY_LEVELS[severity]
+
+
+def _level(severity: Severity, gated: bool) -> str:
+    """An ungated off-diff finding is never an ``error`` (it does not fail the review)."""
+    level = severity_level(severity)
+    return "warning" if level == "error" and not gated else level
 
 
 def _rules(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
@@ -131,7 +143,10 @@ def _help_markdown(name: str, help_uri: str) -> str:
     )
 
 
-def _result(finding: ReconciledFinding, rule_index: dict[str, int]) -> dict[str, Any]:
+def _result(finding: ReconciledFinding, rule_index: dict[str, int], place: str | None = None,
+            gated: bool = True) -> dict[str, Any]:
+    """One result; an off-diff finding (``place``) says so in its properties, and an
+    unanchored one is a repository-level result."""
     identifier = rule_id(finding.category)
     result: dict[str, Any] = {
         "ruleId": identifier,
@@ -139,9 +154,9 @@ def _result(finding: ReconciledFinding, rule_index: dict[str, int]) -> dict[str,
         # An acknowledged finding is no live problem: a tool that counts by level (sarif-tools,
         # dashboards) must not count it, so its level is "none"; its severity stays in
         # properties and the suppression says why.
-        "level": "none" if finding.acknowledged else severity_level(finding.severity),
+        "level": "none" if finding.acknowledged else _level(finding.severity, gated),
         "message": {"text": f"{suggestion_text(finding)}\n\n{sources_line(finding)}"},
-        "locations": [_location(finding.location)],
+        "locations": [_location("" if place == "unanchored" else finding.location)],
         "partialFingerprints": {FINGERPRINT_KEY: finding.finding_key},
     }
     if finding.acknowledged:
@@ -150,6 +165,8 @@ def _result(finding: ReconciledFinding, rule_index: dict[str, int]) -> dict[str,
             suppression["justification"] = finding.ack_reason
         result["suppressions"] = [suppression]
     result["properties"] = _finding_properties(finding)
+    if place is not None:
+        result["properties"].update(place=place, gated=gated)
     return result
 
 
@@ -208,6 +225,10 @@ def _run_properties(results: ReconciledResults) -> dict[str, Any]:
         advisory_count=results.advisory_count,
         channels={name: channel.status for name, channel in results.per_channel.items()},
     )
+    meta = results.metadata
+    for key in ("outside_diff_count", "unanchored_count", "ungated_count"):
+        if getattr(meta, key):
+            properties[key] = getattr(meta, key)
     if results.trust_mode is not None:
         properties["trust_mode"] = results.trust_mode
     if results.proposed_acks:

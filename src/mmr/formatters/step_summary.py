@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from mmr.formatters.markdown import render_markdown
 
 if TYPE_CHECKING:
-    from mmr.models import ReconciledResults
+    from mmr.models import ReconciledFinding, ReconciledResults
 
 STEP_SUMMARY_VAR = "GITHUB_STEP_SUMMARY"
 #: GitHub's limit for one step's summary file.
@@ -33,8 +33,8 @@ def summary_markdown(results: ReconciledResults, budget: int) -> str | None:
     full = render_markdown(results) + "\n"
     if _size(full) <= budget:
         return full
-    findings = results.reconciled_findings
-    low, high = 0, len(findings) - 1  # the largest count that fits lies in [low, high]
+    total = sum(len(group) for group in _groups(results))
+    low, high = 0, total - 1  # the largest count that fits lies in [low, high]
     best: str | None = None
     while low <= high:
         keep = (low + high) // 2
@@ -46,9 +46,23 @@ def summary_markdown(results: ReconciledResults, budget: int) -> str | None:
     return best
 
 
+_GROUP_FIELDS = ("reconciled_findings", "outside_diff_findings", "unanchored_findings")
+
+
+def _groups(results: ReconciledResults) -> list[list[ReconciledFinding]]:
+    """In-diff findings, then those outside the diff, then unanchored ones (issue 13):
+    the order they are dropped in is the reverse."""
+    return [list(getattr(results, name) or []) for name in _GROUP_FIELDS]
+
+
 def _cut(results: ReconciledResults, keep: int) -> str:
-    shown = results.model_copy(update={"reconciled_findings": results.reconciled_findings[:keep]})
-    left_out = len(results.reconciled_findings) - keep
+    update: dict[str, list[ReconciledFinding] | None] = {}
+    left = keep
+    for name, group in zip(_GROUP_FIELDS, _groups(results), strict=True):
+        update[name] = group[:left] if name == "reconciled_findings" else (group[:left] or None)
+        left = max(0, left - len(group))
+    shown = results.model_copy(update=update)
+    left_out = sum(len(group) for group in _groups(results)) - keep
     return (
         render_markdown(shown)
         + f"\n\n_{left_out} more finding(s) are not shown: a step summary is limited to "

@@ -11,11 +11,19 @@ from typing import TYPE_CHECKING
 
 from mmr.formatters.labels import (
     DEGRADED_STATUSES,
+    PLACE_NOTES,
+    PLACE_TITLES,
+    counts_phrase,
+    coverage_line,
+    failure_reason,
+    gate_line,
     is_gate_document,
+    off_diff_groups,
     proposal_parts,
     telemetry_parts,
     verdict_label,
 )
+from mmr.models import COMPENSATING_PREFIX
 
 if TYPE_CHECKING:
     from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults
@@ -30,13 +38,21 @@ def render_text(results: ReconciledResults) -> str:
     lines = [f"MMR {verdict_label(results)} — {results.job_id}", _counts_line(results)]
     if results.trust_mode is not None:
         lines.append(_trust_line(results))
+    lines += _honesty_lines(results)
     lines.append("")
+    off_diff = off_diff_groups(results)
     if results.reconciled_findings:
         lines += [f"Findings ({len(results.reconciled_findings)}):", ""]
         for finding in results.reconciled_findings:
             lines += _finding_lines(finding)
+    elif off_diff:
+        lines += ["No findings in the diff.", ""]
     else:
         lines.append("No findings.")
+    for place, findings in off_diff:
+        lines += [f"{PLACE_TITLES[place]} ({len(findings)}) — {PLACE_NOTES[place]}:", ""]
+        for finding in findings:
+            lines += _finding_lines(finding)
     lines.append("Channels:")
     for name, channel in results.per_channel.items():
         lines += _channel_lines(name, channel)
@@ -53,6 +69,21 @@ def _counts_line(results: ReconciledResults) -> str:
     segments.append(f"Channels: {meta.channels_completed}/{meta.channels_dispatched}")
     segments.append(f"Elapsed: {meta.total_elapsed}")
     return " | ".join(segments)
+
+
+def _honesty_lines(results: ReconciledResults) -> list[str]:
+    """mmr's lines under the headline: the summary when it carries a not-gated note, the
+    channel counts said in words, the gate, and coverage (issue 13)."""
+    lines = []
+    if results.metadata.ungated_count:
+        lines.append(f"Verdict: {results.summary}")
+    if results.per_channel:
+        lines.append(f"Reviewers: {counts_phrase(results)}")
+    lines.append(gate_line(results))
+    coverage = coverage_line(results)
+    if coverage is not None:
+        lines.append(coverage)
+    return lines
 
 
 def _trust_line(results: ReconciledResults) -> str:
@@ -83,7 +114,13 @@ def _channel_lines(name: str, channel: ChannelResult) -> list[str]:
     parts = telemetry_parts(channel.telemetry)
     if parts:
         lines.append("    " + " · ".join(parts))
-    if channel.status == "not_installed":
+    reason = failure_reason(channel)
+    if reason is not None:
+        lines.append(f"    Reason: {reason}")
+    if channel.status == "not_installed" and name.startswith(COMPENSATING_PREFIX):
+        lines.append("    → compensator not installed — install it, or choose another: "
+                     "mmr config set defaults.compensator.channel <channel>")
+    elif channel.status == "not_installed":
         lines.append(f"    → not installed — install it, or silence: mmr config disable {name}")
     elif channel.status in DEGRADED_STATUSES and channel.recovery:
         lines.append(f"    → {channel.recovery}")

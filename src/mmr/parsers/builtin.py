@@ -7,9 +7,15 @@ from typing import Any
 from mmr.models import ParsedOutput
 from mmr.parsers.errors import ParseError
 from mmr.parsers.registry import register_parser
-from mmr.parsers.scanners import extract_first_object, extract_last_object
+from mmr.parsers.scanners import extract_first_object, extract_last_object, top_level_objects
 from mmr.parsers.text import decode_json, fix_trailing_commas, strip_markdown_fences
-from mmr.parsers.validate import has_blocking, lenient_finding, lenient_reply, strict_finding
+from mmr.parsers.validate import (
+    bare_finding,
+    has_blocking,
+    lenient_finding,
+    lenient_reply,
+    strict_finding,
+)
 
 _FINDING_KEYS = frozenset({"severity", "location", "description"})
 
@@ -45,14 +51,36 @@ def _decode_object(candidate: str) -> Any:
     return decode_json(fix_trailing_commas(candidate))
 
 
+def is_review(value: dict[str, Any]) -> bool:
+    """An object that is a review reply, not an example finding or a status event."""
+    return "findings" in value or "approved" in value
+
+
 @register_parser("default")
 def parse_default(raw: str) -> ParsedOutput:
-    """Fences stripped, the first object taken, leniently validated (§5.1)."""
+    """Fences stripped, the first object taken, leniently validated (§5.1).
+
+    mmr (issue 13): when the reply holds several top-level objects and the first is not
+    its only review-shaped one, the last review-shaped object wins — a reply that opens
+    with a clean ``{"approved": true, "findings": []}`` and then reports its findings is
+    judged on the findings. With a single candidate the reference's rule stands.
+    """
     text = strip_markdown_fences(raw)
     bare = bare_findings_array(text)
     if bare is not None:
         return bare
-    return lenient_reply(_decode_object(extract_first_object(text)))
+    if text.count("{") > 1:
+        objects = top_level_objects(text)
+        reviews = [value for value in objects if is_review(value)]
+        if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
+            return lenient_reply(reviews[-1])
+    candidate = extract_first_object(text)
+    value = _decode_object(candidate)
+    if candidate == text.strip():
+        single = bare_finding(value)
+        if single is not None:
+            return single
+    return lenient_reply(value)
 
 
 @register_parser("default-last")

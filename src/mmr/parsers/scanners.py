@@ -113,6 +113,33 @@ def extract_last_object(text: str) -> dict[str, Any]:
     raise ParseError(NO_OBJECT_ROOTS if "[" in text else NO_OBJECT)
 
 
+def top_level_objects(text: str) -> list[dict[str, Any]]:
+    """Every decodable object not nested in another candidate, in reply order (issue 13).
+
+    An object that fails to decode is skipped and scanning resumes inside it, as
+    :func:`extract_last_object` does.
+    """
+    index = BracketIndex(text)
+    found: list[dict[str, Any]] = []
+    resume = 0
+    for entry, start in index.opener_indices():
+        if start < resume or text[start] != "{":
+            continue
+        result = index.scan_index(entry)
+        if not isinstance(result, Balanced):
+            if isinstance(result, Mismatched):
+                continue
+            break
+        try:
+            value = decode_candidate(text, start, result.end)
+        except Exception:  # noqa: S112 - a broken candidate is not an object
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        resume = result.end + 1
+    return found
+
+
 def _decode_error(text: str, start: int, end: int) -> Exception | None:
     """The error decoding this candidate raises (computed only for the one reported)."""
     try:

@@ -20,6 +20,13 @@ MISSING_FINDINGS = (
     'missing findings: the reply has no "findings" array and is not "approved": true'
 )
 MALFORMED_FINDING = "Malformed finding"
+FINDINGS_NOT_A_LIST = 'unusable reply: "findings" is {kind}, not an array of finding objects'
+NO_FINDING_OBJECTS = 'unusable reply: "findings" holds no objects ({count} non-object item(s))'
+DISAPPROVED_EMPTY = (
+    'unusable reply: "approved": false with no findings — the reviewer objected without '
+    "saying to what"
+)
+_BARE_FINDING_KEYS = frozenset({"severity", "location"})
 
 
 def js_number_text(value: float) -> str:
@@ -89,10 +96,49 @@ def lenient_finding(item: Any) -> Finding:
     )
 
 
+def _json_kind(value: Any) -> str:
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number" if isinstance(value, int | float) else "null"
+
+
+def _check_usable(value: dict[str, Any]) -> None:
+    """mmr (issue 13): replies that would otherwise read as a clean pass are failures."""
+    findings = value.get("findings")
+    if "findings" in value and findings is not None and not isinstance(findings, list):
+        raise ParseError(FINDINGS_NOT_A_LIST.format(kind=_json_kind(findings)))
+    if isinstance(findings, list):
+        if findings and not any(isinstance(item, dict) for item in findings):
+            raise ParseError(NO_FINDING_OBJECTS.format(count=len(findings)))
+        if not findings and value.get("approved") is False:
+            raise ParseError(DISAPPROVED_EMPTY)
+
+
+def bare_finding(value: Any) -> ParsedOutput | None:
+    """A reply that is one finding object on its own: one finding (issue 13), approved
+    unless it is P0 or P1; None for anything else."""
+    if not (isinstance(value, dict) and is_bare_finding(value)):
+        return None
+    finding = lenient_finding(value)
+    return ParsedOutput(approved=not has_blocking([finding]), findings=[finding], summary="")
+
+
+def is_bare_finding(value: dict[str, Any]) -> bool:
+    """A finding object on its own: ``description`` plus ``severity`` or ``location``, and
+    neither ``findings`` nor ``approved``."""
+    return ("description" in value and not _BARE_FINDING_KEYS.isdisjoint(value)
+            and "findings" not in value and "approved" not in value)
+
+
 def lenient_reply(value: Any) -> ParsedOutput:
     """Coerce a decoded reply object; a reply with no findings and no ``approved: true`` fails."""
     if not isinstance(value, dict):
         raise ParseError("Parsed output is not an object")
+    _check_usable(value)
     findings = value.get("findings")
     approved = value.get("approved")
     if not isinstance(findings, list):

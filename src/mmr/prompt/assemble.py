@@ -21,10 +21,17 @@ SECTION_SEPARATOR = "\n\n"
 _BACKTICK_RUN = re.compile(r"`+")
 
 
+SEVERITY_PLACEHOLDER = "{{severity_definitions}}"
+
+
 @cache
 def core_prompt() -> str:
-    """The shipped core prompt, verbatim (its trailing newline included)."""
-    return read_template(CORE_PROMPT_TEMPLATE)
+    """The shipped core prompt (its trailing newline included), with the severity scale
+    filled in from :mod:`mmr.severity`, the one source of its wording."""
+    from mmr.severity import prompt_definitions
+
+    return read_template(CORE_PROMPT_TEMPLATE).replace(SEVERITY_PLACEHOLDER,
+                                                        prompt_definitions())
 
 
 def diff_fence(diff: str) -> str:

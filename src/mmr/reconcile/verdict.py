@@ -11,9 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mmr.models import (
+    COMPENSATING_PREFIX,
     SEVERITY_ORDER,
     VERDICT_EXIT_CODES,
     ChannelResult,
+    Coverage,
+    OutsideDiffGate,
     ReconciledFinding,
     ReconciledResults,
     ResultsMetadata,
@@ -148,35 +151,81 @@ class JobFacts:
     proposed_config_change: bool | None = None
     session_id: str | None = None
     round: int | None = None
+    #: How findings outside the diff and unanchored ones gate (issue 13).
+    outside_diff_gate: OutsideDiffGate = "advisory"
+    coverage: Coverage | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OffDiff:
+    """The reconciled findings the reference drops: outside the diff, and unanchored."""
+
+    outside_diff: Sequence[ReconciledFinding] = ()
+    unanchored: Sequence[ReconciledFinding] = ()
+
+
+def _ungated_note(off: OffDiff, fix_threshold: Severity) -> tuple[str, int]:
+    """`` — not gated: 1 finding outside the diff (worst P0), …`` and how many it names:
+    the findings at or above the threshold that would block if they were in the diff."""
+    parts, total = [], 0
+    for singular, plural, findings in (
+        ("finding outside the diff", "findings outside the diff", off.outside_diff),
+        ("unanchored finding", "unanchored findings", off.unanchored),
+    ):
+        above = [f for f in findings if is_blocking(f, fix_threshold)]
+        if above:
+            worst = min((f.severity for f in above), key=SEVERITY_ORDER.__getitem__)
+            noun = singular if len(above) == 1 else plural
+            parts.append(f"{len(above)} {noun} (worst {worst})")
+            total += len(above)
+    if not parts:
+        return "", 0
+    return (f" — not gated: {', '.join(parts)}; defaults.outside_diff_findings: block "
+            "gates them"), total
 
 
 def build_results(
     per_channel: Mapping[str, ChannelResult],
     findings: Sequence[ReconciledFinding],
     job: JobFacts,
+    off_diff: OffDiff | None = None,
 ) -> ReconciledResults:
     """Gate, verdict and counts assembled into the results document (§4 steps 5-8)."""
+    off = off_diff or OffDiff()
     counts = count_channels(per_channel, job.identities)
+    gated = list(findings)
+    if job.outside_diff_gate == "block":
+        gated += [*off.outside_diff, *off.unanchored]
     decision = decide(
-        findings,
+        gated,
         counts,
         fix_threshold=job.fix_threshold,
         floor=effective_floor(job.min_completed_channels),
     )
+    note, ungated = ("", 0)
+    if job.outside_diff_gate == "advisory" and counts.completed:
+        note, ungated = _ungated_note(off, job.fix_threshold)
+    compensating = sum(name.startswith(COMPENSATING_PREFIX) for name in per_channel)
     metadata = ResultsMetadata(
         channels_dispatched=counts.channels,
         channels_completed=counts.completed,
         channels_partial=sum(r.status in _PARTIAL_STATUSES for r in per_channel.values()),
         total_elapsed=job.total_elapsed,
         channels_independent=counts.independent,
+        outside_diff_count=len(off.outside_diff) or None,
+        unanchored_count=len(off.unanchored) or None,
+        ungated_count=ungated or None,
+        compensating_passes=compensating or None,
     )
+    in_diff_blocking = blocking_count(findings, job.fix_threshold)
+    has_off = bool(off.outside_diff or off.unanchored)
     return ReconciledResults(
         job_id=job.job_id,
         verdict=decision.verdict,
         fix_threshold=job.fix_threshold,
-        advisory_count=len(findings) - decision.blocking,
+        advisory_count=len(findings) - in_diff_blocking,
         approved=is_approved(decision.verdict),
-        summary=decision.summary,
+        summary=decision.summary + note,
         reconciled_findings=list(findings),
         per_channel=dict(per_channel),
         metadata=metadata,
@@ -186,4 +235,8 @@ def build_results(
         proposed_config_change=True if job.proposed_config_change else None,
         session_id=job.session_id,
         round=job.round,
+        outside_diff_findings=list(off.outside_diff) or None,
+        unanchored_findings=list(off.unanchored) or None,
+        outside_diff_gate=job.outside_diff_gate if has_off else None,
+        coverage=job.coverage,
     )

@@ -4,22 +4,23 @@ A channel that did not complete contributes nothing but its status, elapsed time
 ``error`` built from the reference's fixed words plus its log. A completed channel's
 saved reply is parsed with its recorded ``output_parser``; a reply that does not parse
 downgrades the channel to ``failed`` for this run (only in memory), and the findings of a
-good reply are kept only when they name a file the diff touches.
+good reply are sorted by place: ``findings`` holds those naming a file the diff touches
+(the reference's field), the other two places go in mmr's parallel fields.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from mmr.models import ChannelResult, Finding, ParseFailure, Telemetry
+from mmr.models import ChannelResult, ParsedOutput, ParseFailure, Telemetry
 from mmr.parsers import parse_channel_output
-from mmr.reconcile.diff_filter import filter_to_diff
+from mmr.parsers.validate import DISAPPROVED_EMPTY
+from mmr.reconcile.anchoring import DiffScope, SortedFindings, sort_findings
 from mmr.reconcile.jstext import trim, utf16_len
 from mmr.secrets.redact import redact_text
 from mmr.store.job_status import format_elapsed
@@ -72,31 +73,38 @@ def entry_elapsed(entry: ChannelJobEntry) -> str:
 def channel_result(
     entry: ChannelJobEntry,
     files: ChannelFilesView,
-    touched: Collection[str] | None,
+    scope: DiffScope | None,
     *,
     include_raw: bool = False,
     repo_root: Path | None = None,
-) -> tuple[ChannelResult, list[Finding]]:
-    """The channel's ``per_channel`` entry and the findings it adds to reconciliation."""
+) -> tuple[ChannelResult, SortedFindings]:
+    """The channel's ``per_channel`` entry and its findings, sorted by place (issue 13)."""
     extras = _extras(entry)
     elapsed = entry_elapsed(entry)
     if entry.status != "completed":
-        return _not_completed(entry, files, elapsed, include_raw, extras), []
+        return _not_completed(entry, files, elapsed, include_raw, extras), SortedFindings()
     raw = files.output
     raw_output = raw if include_raw else None
     if raw is None:
         return ChannelResult(status="failed", elapsed=elapsed, findings=[], error=LOAD_FAILURE,
-                             **extras), []
+                             **extras), SortedFindings()
     parsed = parse_channel_output(raw, entry.output_parser or "default", repo_root=repo_root)
+    if isinstance(parsed, ParseFailure) and entry.injected and parsed.error == DISAPPROVED_EMPTY:
+        # `mmr reconcile` stores external input as approved: false whatever it held; with no
+        # findings that is the reference's default, not a reviewer objecting (issue 13).
+        parsed = ParsedOutput(approved=False, findings=[], summary="")
     if isinstance(parsed, ParseFailure):
-        return ChannelResult(status="failed", elapsed=elapsed, findings=[],
-                             raw_output=raw_output, error=parsed.description, **extras), []
-    findings = filter_to_diff(parsed.findings, touched)
+        failed = ChannelResult(status="failed", elapsed=elapsed, findings=[],
+                               raw_output=raw_output, error=parsed.description, **extras)
+        return failed, SortedFindings()
+    placed = sort_findings(parsed.findings, scope)
     # Reference quirk (KEEP): an empty reply a parser accepted is flagged, not failed.
     error = LOAD_FAILURE if raw == "" else None
-    result = ChannelResult(status="completed", elapsed=elapsed, findings=findings,
-                           raw_output=raw_output, error=error, **extras)
-    return result, findings
+    result = ChannelResult(status="completed", elapsed=elapsed, findings=placed.in_diff,
+                           raw_output=raw_output, error=error,
+                           outside_diff_findings=placed.outside_diff or None,
+                           unanchored_findings=placed.unanchored or None, **extras)
+    return result, placed
 
 
 def _not_completed(entry: ChannelJobEntry, files: ChannelFilesView, elapsed: str,

@@ -48,6 +48,8 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
         proposed_acks=list(setup.proposed.ack_files_changed) or None,
         proposed_config_change=True if setup.proposed.config_file_changed else None,
         project_root=trust.project_root,
+        outside_diff_findings=loaded.defaults.outside_diff_findings,
+        excluded_files=list(setup.excluded_files),
     )
     job_id = record.job_id
     if request.session is not None:

@@ -69,6 +69,7 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
         request=request, loaded=loaded, trust=trust, proposed=diff.proposed,
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
+        excluded_files=diff.excluded_files,
     )
     if not request.sync and not request.dry_run:
         return start_review_job(setup, io)

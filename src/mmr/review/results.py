@@ -18,10 +18,11 @@ from mmr.formatters.json import dumps, results_document
 from mmr.fs import atomic_write_text
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
 from mmr.parsers import parse_channel_output
-from mmr.reconcile.diff_filter import touched_paths
+from mmr.reconcile.anchoring import DiffScope
 from mmr.reconcile.reconciler import reconcile
-from mmr.reconcile.verdict import JobFacts, build_results, exit_code
-from mmr.review.channel_results import PARSE_REASONS, ChannelFilesView, channel_result
+from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
+from mmr.review.channel_results import ChannelFilesView, channel_result
+from mmr.review.coverage import job_coverage
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
@@ -41,18 +42,22 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     """
     job = store.load(job_id)
     diff = store.read_diff(job_id)
-    touched = touched_paths(diff) if diff and diff.strip() else None
     repo_root = Path(job.project_root) if job.project_root else None
+    scope = DiffScope.from_diff(diff, repo_root) if diff and diff.strip() else None
     per_channel = {}
     channel_findings: dict[str, list[Finding]] = {}
+    outside: dict[str, list[Finding]] = {}
+    unanchored: dict[str, list[Finding]] = {}
     for name, entry in job.channels.items():
         files = ChannelFilesView(output=store.read_channel_output(job_id, name),
                                  log=store.read_log(job_id, name))
-        result, findings = channel_result(entry, files, touched, include_raw=include_raw,
-                                          repo_root=repo_root)
+        result, placed = channel_result(entry, files, scope, include_raw=include_raw,
+                                        repo_root=repo_root)
         per_channel[name] = result
         if result.status == "completed":
-            channel_findings[name] = findings
+            channel_findings[name] = placed.in_diff
+            outside[name] = placed.outside_diff
+            unanchored[name] = placed.unanchored
     secrets = _secret_findings(store, job)
     if secrets:
         channel_findings[SECRET_FINDINGS_SOURCE] = secrets
@@ -60,6 +65,10 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
                   if entry.compensator}
     applier = apply_acks if apply_acks is not None else job_ack_applier(job, warn=warn)
     reconciled = _apply_acks(reconcile(channel_findings, identities=identities), applier)
+    off_diff = OffDiff(
+        outside_diff=_off_diff(outside, identities, applier, "O"),
+        unanchored=_off_diff(unanchored, identities, applier, "U"),
+    )
     facts = JobFacts(
         job_id=job.job_id,
         fix_threshold=job.fix_threshold or "P2",
@@ -71,8 +80,23 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
         proposed_config_change=job.proposed_config_change,
         session_id=job.session_id,
         round=job.round if isinstance(job.round, int) else None,
+        outside_diff_gate=job.outside_diff_findings or "advisory",
+        coverage=job_coverage(job, scope, diff or ""),
     )
-    return build_results(per_channel, reconciled, facts)
+    return build_results(per_channel, reconciled, facts, off_diff)
+
+
+def _off_diff(channel_findings: dict[str, list[Finding]], identities: dict[str, str],
+              applier: AckApplier, letter: str) -> list[ReconciledFinding]:
+    """Reconcile one off-diff place on its own; generated ids are ``O-001``/``U-001`` so
+    they never collide with the in-diff ``F-NNN``."""
+    if not any(channel_findings.values()):
+        return []
+    merged = _apply_acks(reconcile(channel_findings, identities=identities), applier)
+    for finding in merged:
+        if finding.generated_id is not None:
+            finding.generated_id = letter + finding.generated_id[1:]
+    return merged
 
 
 def job_ack_applier(job: JobRecord, *,
@@ -121,15 +145,14 @@ def save_secret_findings(store: JobStore, job_id: str, findings: Sequence[Findin
 
 
 def total_elapsed(job: JobRecord) -> str:
-    """Latest ``completed_at`` − earliest ``started_at`` over the channels that reported
-    (completed, or failed only because their reply did not parse); injected channels are
-    left out (§4.1 FIX b). ``0s`` when there are none."""
+    """The review's wall time: latest ``completed_at`` − earliest ``started_at`` over every
+    channel that ran, whatever it ended as (issue 13: a review whose channels all failed
+    after seconds no longer reads ``0s``); injected channels are left out (§4.1 FIX b).
+    ``0s`` when no channel ran."""
     starts, ends = [], []
     for entry in job.channels.values():
-        reported = entry.status == "completed" or (
-            entry.status == "failed" and entry.reason in PARSE_REASONS)
         start, end = parse_timestamp(entry.started_at), parse_timestamp(entry.completed_at)
-        if reported and not entry.injected and start is not None and end is not None:
+        if not entry.injected and start is not None and end is not None:
             starts.append(start)
             ends.append(end)
     if not starts:

@@ -93,6 +93,8 @@ class ReviewSetup:
     base_prompt: str
     max_rounds: int
     secret_findings: tuple[Finding, ...] = field(default=())
+    #: Files the run-wide ``diff_exclude`` removed (recorded for the coverage object).
+    excluded_files: tuple[str, ...] = field(default=())
 
     @property
     def channel_names(self) -> list[str]:

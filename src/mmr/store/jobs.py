@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from mmr.errors import JobNotFoundError, MmrError
 from mmr.fs import atomic_write_json, ensure_private_dir
-from mmr.models import ChannelStatus, Severity, TrustMode
+from mmr.models import ChannelStatus, OutsideDiffGate, Severity, TrustMode
 from mmr.store.channel_files import ChannelFiles
 from mmr.store.dead_worker import sweep_dead_worker, worker_state
 from mmr.store.job_reader import read_job, read_job_json
@@ -109,6 +109,8 @@ class JobStore(ChannelFiles):
         proposed_config_change: bool | None = None,
         project_root: Path | str | None = None,
         created_at: datetime | None = None,
+        outside_diff_findings: OutsideDiffGate | None = None,
+        excluded_files: list[str] | None = None,
     ) -> JobRecord:
         """Create ``<root>/mmr-<12 hex>/`` with every channel ``dispatched``, ``auth: ok``.
 
@@ -124,6 +126,7 @@ class JobStore(ChannelFiles):
             review_controls=review_controls, trust_mode=trust_mode, proposed_acks=proposed_acks,
             proposed_config_change=proposed_config_change, kind=kind,
             project_root=None if project_root is None else str(project_root),
+            outside_diff_findings=outside_diff_findings, excluded_files=excluded_files or None,
         )
         try:
             paths = self._claim_job_dir()

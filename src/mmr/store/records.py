@@ -18,7 +18,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mmr.models import TERMINAL_STATUSES, ChannelStatus, JobStatus, Severity, TrustMode
+from mmr.models import (
+    TERMINAL_STATUSES,
+    ChannelStatus,
+    JobStatus,
+    OutsideDiffGate,
+    Severity,
+    TrustMode,
+)
 
 AuthState = Literal["ok", "failed", "skipped"]
 JobKind = Literal["review", "critique"]
@@ -104,6 +111,10 @@ class JobRecord(_Record):
     worker: WorkerInfo | None = None
     #: ``{channel: "<cli> --version" first line}`` of the CLIs that reviewed this job.
     cli_versions: dict[str, str] | None = None
+    #: ``defaults.outside_diff_findings`` when the job was created (issue 13).
+    outside_diff_findings: OutsideDiffGate | None = None
+    #: Files the run-wide ``diff_exclude`` removed from the diff (issue 13 coverage).
+    excluded_files: list[str] | None = None
     #: Derived on load, never written: None for jobs without ``worker.lock``.
     worker_state: WorkerState | None = Field(default=None, exclude=True)
 

@@ -136,8 +136,10 @@ def test_other_statuses_fail_and_the_body_is_not_kept(http_server: FakeServer,
 
     result = run_plan(http_plan(http_server.url()))
 
+    # Issue 13: 403 is a refused credential too, like 401; every other status is `failed`.
+    expected = "auth_failed" if status == 403 else "failed"
     assert (result.status, result.error, result.log, result.http_status) == \
-        ("failed", f"HTTP {status}", f"HTTP {status}", status)
+        (expected, f"HTTP {status}", f"HTTP {status}", status)
     assert result.content is None
     assert "details" not in repr(result)
 
@@ -206,15 +208,21 @@ def test_connection_refused_is_request_failed(closed_port_url: str) -> None:
     result = run_plan(http_plan(closed_port_url))
 
     assert (result.status, result.error, result.http_status) == \
-        ("failed", "request failed", None)
+        ("failed", "request failed: connection refused", None)  # issue 13: says which
     first, hint = result.log.split("\n")
-    assert first == "request failed" and hint.startswith("ConnectError")
+    assert first == "request failed: connection refused" and hint.startswith("ConnectError")
 
 
 def test_unsupported_scheme_is_request_failed() -> None:
     result = run_plan(http_plan("ftp://127.0.0.1/v1/chat/completions"))
 
-    assert (result.status, result.error) == ("failed", "request failed")
+    assert (result.status, result.error) == ("failed", "request failed: invalid URL")
+
+
+def test_an_unknown_host_is_a_dns_failure() -> None:
+    result = run_plan(http_plan("http://no-such-host.invalid/v1/chat/completions"))
+
+    assert (result.status, result.error) == ("failed", "request failed: DNS lookup failed")
 
 
 def test_redirects_are_not_followed(http_server: FakeServer, other_server: FakeServer) -> None:

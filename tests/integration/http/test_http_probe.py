@@ -44,8 +44,9 @@ def test_probe_uses_check_endpoint_and_method(http_server: FakeServer) -> None:
     assert [(r.method, r.path) for r in http_server.requests] == [("HEAD", "/health?x=1")]
 
 
-@pytest.mark.parametrize("status", [401, 403, 302, 500])
-def test_other_statuses_fail_with_the_recovery(http_server: FakeServer, status: int) -> None:
+@pytest.mark.parametrize("status", [401, 403])
+def test_refused_credentials_fail_with_the_recovery(http_server: FakeServer,
+                                                    status: int) -> None:
     http_server.set(status=status, body=lambda r: "\n".join(v for _, v in r.headers))
     channel = http_channel(http_server.url(), auth={"recovery": "export TEST_KEY first"})
 
@@ -53,6 +54,20 @@ def test_other_statuses_fail_with_the_recovery(http_server: FakeServer, status: 
 
     assert result == AuthResult("failed", recovery="export TEST_KEY first",
                                 detail=f"HTTP {status}")
+    assert KEY not in repr(result)
+
+
+@pytest.mark.parametrize("status", [302, 404, 500])
+def test_other_statuses_fail_the_channel_not_its_auth(http_server: FakeServer,
+                                                      status: int) -> None:
+    # Issue 13: only 401/403 is auth_failed; the rest say nothing about the key.
+    http_server.set(status=status, body=lambda r: "\n".join(v for _, v in r.headers))
+    channel = http_channel(http_server.url(), auth={"recovery": "export TEST_KEY first"})
+
+    result = _probe(channel)
+
+    assert result == AuthResult("failed", detail=f"auth probe got HTTP {status}",
+                                channel_status="failed")
     assert KEY not in repr(result)
 
 
@@ -68,8 +83,8 @@ def test_connection_refused_fails_without_recovery(closed_port_url: str) -> None
 
     result = _probe(channel)
 
-    assert (result.status, result.recovery) == ("failed", None)
-    assert (result.detail or "").startswith("request failed: ConnectError")
+    assert (result.status, result.recovery, result.channel_status) == ("failed", None, "failed")
+    assert (result.detail or "").startswith("request failed: connection refused: ConnectError")
 
 
 def test_a_slow_server_times_out_without_retry(http_server: FakeServer) -> None:

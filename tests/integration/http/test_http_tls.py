@@ -17,7 +17,7 @@ from tests.integration.http.conftest import (
 def test_an_untrusted_certificate_is_request_failed(https_server: FakeServer) -> None:
     result = run_plan(http_plan(https_server.url()))
 
-    assert (result.status, result.error) == ("failed", "request failed")
+    assert (result.status, result.error) == ("failed", "request failed: TLS failure")
     assert "CERTIFICATE_VERIFY_FAILED" in result.log
     assert https_server.requests == []  # nothing, the key included, crossed the wire
     assert KEY not in result.log

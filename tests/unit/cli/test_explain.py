@@ -9,7 +9,7 @@ from mmr.cli.main import main
 from mmr.resources import templates_dir
 
 LISTING = ("Topics: channels, compensation, config, explore, minimax, provenance, redaction, "
-           "scopes\nRun `mmr explain <topic>` for any of them.\n")
+           "scopes, severity\nRun `mmr explain <topic>` for any of them.\n")
 
 
 def cli(capsys, *args):
@@ -62,3 +62,10 @@ def test_two_topics_are_a_usage_error(capsys):
     code, _, err = cli(capsys, "explain", "a", "b")
     assert code == 1
     assert "Unknown argument: b" in err
+
+
+def test_severity_topic_is_generated_from_the_one_scale():
+    from mmr.severity import explain_text
+
+    shipped = (templates_dir() / "explain" / "severity.md").read_text(encoding="utf-8")
+    assert shipped == explain_text() + "\n"  # regenerate: python -m mmr.severity

@@ -147,6 +147,15 @@ def test_example_config_loads_with_p2(load: Loader, project_root: Path) -> None:
     assert "gemini" not in text
 
 
+def test_example_states_the_one_severity_scale(load: Loader, project_root: Path) -> None:
+    from mmr.severity import threshold_comment
+
+    text = (REPO / ".mmr.yaml.example").read_text(encoding="utf-8")
+    assert "\n".join(threshold_comment("  ")) + "\n  fix_threshold: P2\n" in text
+    shutil.copy(REPO / ".mmr.yaml.example", project_root / ".mmr.yaml")
+    assert load().defaults.outside_diff_findings == "advisory"
+
+
 def test_example_blocks_load_when_uncommented(load: Loader, project_root: Path) -> None:
     lines = (REPO / ".mmr.yaml.example").read_text(encoding="utf-8").splitlines()
     start = lines.index("# --- OSS runtime examples (uncomment to enable) ---")

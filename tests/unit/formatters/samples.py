@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from mmr.models import (
+    ChannelCoverage,
     ChannelResult,
+    Coverage,
     Finding,
     ReconciledFinding,
     ReconciledResults,
@@ -175,8 +177,61 @@ def max_rounds_document() -> ReconciledResults:
     return max_rounds_results("s1", 6, 5, "P2")
 
 
+def off_diff_pass() -> ReconciledResults:
+    """Issue 13: a pass whose only findings are outside the diff or unanchored, reported
+    apart and not gated; one channel failed and was compensated."""
+    outside = Finding(severity="P0", location="src/ledger.py:3",
+                      description="Callers of total() now divide by zero", suggestion="Guard",
+                      id="R-1", category="correctness", reported_confidence="confirmed")
+    lost = Finding(severity="P1", location="README.md § Install", description="Stale steps",
+                   id="R-2", category="docs", reported_confidence="suspected")
+    return ReconciledResults(
+        job_id="mmr-0ff0d1ff0000",
+        verdict="pass",
+        fix_threshold="P2",
+        advisory_count=0,
+        approved=True,
+        summary=("Review passed — not gated: 1 unanchored finding (worst P1); "
+                 "defaults.outside_diff_findings: block gates them"),
+        reconciled_findings=[],
+        per_channel={
+            "rev1": ChannelResult(status="completed", elapsed="2.1s", findings=[],
+                                  outside_diff_findings=[outside], unanchored_findings=[lost]),
+            "rev2": ChannelResult(status="completed", elapsed="1.4s", findings=[]),
+            "flaky": ChannelResult(status="failed", elapsed="0.1s", findings=[],
+                                   error="Channel failed: HTTP 429"),
+            "compensating-flaky": ChannelResult(status="completed", elapsed="3.0s",
+                                                findings=[]),
+        },
+        metadata=ResultsMetadata(
+            channels_dispatched=4, channels_completed=3, channels_partial=1,
+            total_elapsed="3.2s", channels_independent=3, outside_diff_count=1,
+            unanchored_count=2, ungated_count=1, compensating_passes=1),
+        outside_diff_findings=[ReconciledFinding(
+            **outside.model_dump(exclude_none=True), confidence="high", sources=["rev1"],
+            agreement="unique", finding_key="0" * 40, description_shingle=["calle"],
+            acknowledged=True, ack_match="exact", ack_reason="fixed in the next change")],
+        unanchored_findings=[ReconciledFinding(
+            **lost.model_dump(exclude_none=True), confidence="medium", sources=["rev1"],
+            agreement="unique", finding_key="1" * 40, description_shingle=["stale"],
+            generated_id="U-001"), ReconciledFinding(
+            severity="P3", location="unknown", description="Odd spacing", suggestion="",
+            confidence="medium", sources=["rev1"], agreement="unique", finding_key="2" * 40,
+            description_shingle=["odd s"], generated_id="U-002", acknowledged=True,
+            ack_match="fuzzy", ack_reason="style is not gated")],
+        outside_diff_gate="advisory",
+        coverage=Coverage(
+            files=2, lines_added=5, lines_removed=1, diff_lines=14, redacted_credentials=1,
+            excluded_files=["package-lock.json"],
+            channels=[ChannelCoverage(channel="rev2", excluded_files=["docs/a.md"]),
+                      ChannelCoverage(channel="big", skipped="diff_too_large")],
+            partial=True),
+    )
+
+
 #: Every sample with the stem of its golden files.
 SAMPLES = {
+    "results-off-diff": off_diff_pass,
     "results-blocked": blocked_example,
     "results-degraded": degraded_everything,
     "results-pass": clean_pass,

@@ -203,6 +203,19 @@ def test_step_summary_is_cut_to_fit_the_limit():
     assert f"_{40 - kept} more finding(s) are not shown" in text
 
 
+def test_step_summary_cuts_off_diff_findings_too():
+    # Issue 13: findings outside the diff count toward the limit and are cut first.
+    base = big_review(4, 50_000)
+    off = big_review(40, 50_000).reconciled_findings
+    results = base.model_copy(update={"outside_diff_findings": off})
+    text = summary_markdown(results, STEP_SUMMARY_LIMIT)
+    assert text is not None and len(text.encode()) <= STEP_SUMMARY_LIMIT
+    assert "### Findings" in text and "### Outside the diff (" in text
+    kept = text.count("| P2 |")
+    assert 4 < kept < 44
+    assert f"_{44 - kept} more finding(s) are not shown" in text
+
+
 def test_step_summary_counts_what_the_file_already_holds(tmp_path):
     summary = tmp_path / "summary.md"
     summary.write_bytes(b"y" * (STEP_SUMMARY_LIMIT - 30_000))

@@ -29,7 +29,8 @@ def test_one_diagnostic_per_finding_per_line(stem):
     results = {**SAMPLES, **CI_SAMPLES}[stem]()
     output = render_rdjsonl(results)
     lines = output.split("\n") if output else []
-    assert len(lines) == len(results.reconciled_findings)
+    off_diff = len(results.outside_diff_findings or []) + len(results.unanchored_findings or [])
+    assert len(lines) == len(results.reconciled_findings) + off_diff
     for line in lines:
         data = json.loads(line)
         assert set(data) <= DIAGNOSTIC_FIELDS

@@ -49,10 +49,35 @@ def test_clean_object_and_approved_alone() -> None:
     assert (alone.approved, alone.findings, alone.summary) == (True, [], "")
 
 
-def test_e2_first_object_wins_for_default_and_last_for_default_last() -> None:
+def test_e2_the_last_review_wins_when_a_reply_holds_several() -> None:
+    # Issue 13 changes the reference's E2 for `default`: a clean object followed by the real
+    # review no longer passes on the first one.
     raw = reply(True, [], "ack") + "\n" + reply(False, [F1], "real")
-    assert ok(raw).summary == "ack"
+    assert ok(raw).summary == "real"
     assert ok(raw, "default-last").summary == "real"
+
+
+def test_a_single_review_after_a_non_review_object_is_the_reply() -> None:
+    raw = '{"thinking": "x"}\n' + reply(False, [F1], "real")
+    assert ok(raw).summary == "real"
+    # With one candidate the reference's first-object rule stands.
+    assert ok(reply(True, [], "only") + "\nand {not json}").summary == "only"
+
+
+@pytest.mark.parametrize(("raw", "needle"), [
+    ('{"approved": true, "findings": "some prose"}', '"findings" is a string'),
+    ('{"approved": true, "findings": {"severity": "P0"}}', '"findings" is an object'),
+    ('{"approved": true, "findings": ["a", 3]}', "holds no objects (2 non-object"),
+    ('{"approved": false, "findings": []}', '"approved": false with no findings'),
+])
+def test_unusable_replies_are_typed_parse_failures(raw: str, needle: str) -> None:
+    assert needle in failed(raw).error
+
+
+def test_a_bare_finding_object_is_one_finding() -> None:
+    parsed = ok('{"severity": "P1", "location": "a.py:3", "description": "d"}')
+    assert [(f.severity, f.location) for f in parsed.findings] == [("P1", "a.py:3")]
+    assert parsed.approved is False
 
 
 def test_e3_trailing_commas_everywhere() -> None:
@@ -97,7 +122,8 @@ def test_e12_code_fence_with_braces_then_json_fence() -> None:
 def test_e13_two_fenced_blocks_ack_first() -> None:
     p0 = {**F1, "severity": "P0"}
     raw = f"```json\n{reply(True, [], 'ack')}\n```\n```json\n{reply(False, [p0], 'real')}\n```"
-    assert ok(raw).findings == []
+    # Issue 13: the later review wins for `default` too, so the P0 is no longer lost.
+    assert [f.severity for f in ok(raw).findings] == ["P0"]
     assert [f.severity for f in ok(raw, "default-last").findings] == ["P0"]
 
 

@@ -112,6 +112,10 @@ def test_reply_lenient_coercions() -> None:
               {"approved": False, "findings": "none"}, {"approved": 1, "findings": {}}],
 )
 def test_reply_without_findings_and_not_approved_fails(reply: dict[str, Any]) -> None:
+    if "findings" in reply:  # issue 13: a present but wrong-typed array says so
+        with pytest.raises(ParseError, match=r'^unusable reply: "findings" is '):
+            lenient_reply(reply)
+        return
     with pytest.raises(ParseError, match=r"^missing findings"):
         lenient_reply(reply)
     result = parse_channel_output(json.dumps(reply), "default")
@@ -123,8 +127,9 @@ def test_reply_without_findings_and_not_approved_fails(reply: dict[str, Any]) ->
 def test_approved_true_alone_is_a_clean_review() -> None:
     reply = lenient_reply({"approved": True})
     assert (reply.approved, reply.findings, reply.summary) == (True, [], "")
-    empty = lenient_reply({"approved": False, "findings": []})
-    assert (empty.approved, empty.findings) == (False, [])
+    # Issue 13: a disapproval with nothing to act on is a typed failure, not a silent pass.
+    with pytest.raises(ParseError, match=r'"approved": false with no findings'):
+        lenient_reply({"approved": False, "findings": []})
     with pytest.raises(ParseError, match=r"^Parsed output is not an object$"):
         lenient_reply([GOOD])
 

@@ -14,7 +14,6 @@ from mmr.prompt.assemble import (
     core_prompt,
     diff_fence,
 )
-from mmr.resources import read_template
 
 DIFF = "diff --git a/x.ts b/x.ts\n+added"
 
@@ -34,7 +33,8 @@ class TestAssembly:
 
     def test_shipped_core_prompt_comes_first_verbatim(self) -> None:
         prompt = assemble_prompt(DIFF, review_criteria=["Crit A"])
-        core = read_template("core-prompt.md")
+        core = core_prompt()
+        assert "{{" not in core
         assert prompt.startswith(core)
         assert prompt[len(core):].startswith("\n\n## Project Review Criteria\n")  # 3 newlines
         assert core.endswith("\n") and not core.endswith("\n\n")
@@ -150,8 +150,22 @@ class TestCoreTemplate:
         assert set(shape) == {"approved", "findings", "summary"}
         assert set(shape["findings"][0]) == {
             "severity", "location", "description", "suggestion", "category"}
-        assert re.fullmatch(r"[\w/.-]+:\d+", shape["findings"][0]["location"])
+        # Issue 13: placeholders that small models cannot copy as a real path.
+        assert shape["findings"][0]["location"] == "<path as in the diff header>:<line>"
+        assert shape["findings"][0]["severity"] == "<P0|P1|P2|P3>"
+        assert "src/" not in core
         assert clean == {"approved": True, "findings": [], "summary": "No issues found."}
+
+    def test_one_object_and_one_severity_scale(self) -> None:
+        from mmr.config_edit.init_template import render_init_config
+        from mmr.severity import prompt_definitions, threshold_comment
+
+        core = core_prompt()
+        assert "exactly one JSON object and nothing" in core
+        assert "must be the last thing" not in core
+        assert prompt_definitions() in core
+        assert "naming, style" in prompt_definitions()
+        assert "\n".join(threshold_comment("  ")) in render_init_config([], [])
 
     def test_location_convention_and_diff_as_data(self) -> None:
         core = core_prompt()

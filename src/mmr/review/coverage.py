@@ -1,0 +1,34 @@
+"""What a review covered (issue 13): the diff's size, and what each channel did not see."""
+
+from __future__ import annotations
+
+from mmr.models import ChannelCoverage, Coverage
+from mmr.reconcile.anchoring import DiffScope
+from mmr.review.channel_results import SKIP_REASON_TEXT
+from mmr.secrets.credential_patterns import MARKER
+from mmr.store.records import JobRecord
+
+
+def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage:
+    """Files and lines of the reviewed diff (as stored: redacted), its redacted credentials,
+    the run-wide ``diff_exclude`` exclusions, each channel's own exclusions, and the
+    channels that saw nothing because of the diff."""
+    channels: list[ChannelCoverage] = []
+    for name, entry in job.channels.items():
+        excluded = (entry.model_extra or {}).get("excluded_files")
+        files = [str(p) for p in excluded] if isinstance(excluded, list) else []
+        skipped = entry.reason if (entry.status == "skipped"
+                                   and entry.reason in SKIP_REASON_TEXT) else None
+        if files or skipped:
+            channels.append(ChannelCoverage(channel=name, excluded_files=files, skipped=skipped))
+    excluded_files = list(job.excluded_files or [])
+    return Coverage(
+        files=len(scope.touched) if scope else 0,
+        lines_added=scope.added if scope else 0,
+        lines_removed=scope.removed if scope else 0,
+        diff_lines=diff.count("\n") + (1 if diff and not diff.endswith("\n") else 0),
+        redacted_credentials=len(MARKER.findall(diff)),
+        excluded_files=excluded_files,
+        channels=channels,
+        partial=bool(excluded_files or channels),
+    )
