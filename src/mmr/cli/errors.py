@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mmr.errors import MmrError
+from mmr.vocabulary import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 # platform, traceback and datetime are imported where a crash needs them: every command
 # passes through this module, and they cost several milliseconds of start-up.
 
-INTERRUPTED_EXIT = 130
 _REPORTED_PACKAGES = ("typer", "pydantic", "structlog", "anyio", "httpx", "PyYAML", "ruamel.yaml")
 
 
@@ -38,7 +38,7 @@ def guard(action: Callable[[], int], argv: Sequence[str] = ()) -> int:
         _say(f"mmr: error: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
-        return INTERRUPTED_EXIT
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         _detach_stdout()
         return 1

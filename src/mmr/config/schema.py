@@ -9,7 +9,7 @@ Unknown keys are dropped (``extra="ignore"``); the loader warns about each one f
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -26,8 +26,8 @@ from mmr.config.channel_schema import (
     Telemetry,
 )
 from mmr.config.model_base import ConfigModel, Days, Seconds
-from mmr.models import Severity
 from mmr.types import NumberValue, PositiveInt, StrictBool, StrictStr
+from mmr.vocabulary import Format, Severity
 
 __all__ = [
     "COMPENSATOR_EMPTY", "REGISTERED_PARSER_NAMES", "RETRY_TRIGGERS", "ChannelConfig",
@@ -36,7 +36,7 @@ __all__ = [
     "SubprocessChannel", "Telemetry", "TemplateConfig",
 ]
 
-OutputFormat = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
+OutputFormat = Format
 
 
 class LoopControl(ConfigModel):

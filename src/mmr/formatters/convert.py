@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from mmr.formatters import FORMATS, Format, render
+from mmr.formatters import render
+from mmr.vocabulary import FORMATS, Format
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

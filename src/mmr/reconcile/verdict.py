@@ -11,18 +11,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mmr.models import (
-    SEVERITY_ORDER,
-    VERDICT_EXIT_CODES,
     ChannelResult,
     ReconciledFinding,
     ReconciledResults,
     ResultsMetadata,
-    Severity,
     TrustMode,
+)
+from mmr.vocabulary import (
+    DEFAULT_FIX_THRESHOLD,
+    SEVERITY_ORDER,
+    VERDICT_EXIT_CODES,
+    Severity,
     Verdict,
 )
 
-DEFAULT_FIX_THRESHOLD: Severity = "P2"
 #: Floor for a job written before 4.0.0, which has no ``min_completed_channels`` (§5.3).
 LEGACY_FLOOR = 1
 _PARTIAL_STATUSES = frozenset({"failed", "timeout"})

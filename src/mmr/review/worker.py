@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mmr.errors import MmrError
+from mmr.vocabulary import EXIT_INTERRUPTED
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run_worker(args[0], int(args[1]), payload)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except Exception:
         _log(f"[mmr] worker: job {args[0]} crashed:\n{traceback.format_exc().rstrip()}")
         return 1
