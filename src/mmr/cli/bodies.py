@@ -33,7 +33,8 @@ def review_command(
     import sys
     from pathlib import Path
 
-    from mmr.cli.output import use_color, write_notice, write_report
+    from mmr.cli.output import use_color, write_report
+    from mmr.log import stderr_line
     from mmr.review.pipeline import ReviewIO, ReviewRequest, run_review
     from mmr.review.request import check_request
 
@@ -52,7 +53,7 @@ def review_command(
         from mmr.review.progress import progress_for
 
         progress = progress_for(sys.stderr, quiet=False, color=use_color(sys.stderr))
-    io = ReviewIO(cwd=Path.cwd(), notice_sink=write_notice, progress=progress)
+    io = ReviewIO(cwd=Path.cwd(), notice_sink=stderr_line, progress=progress)
     outcome = run_review(request, io)
     if outcome.document:  # an empty rdjsonl document is no lines at all, not a blank line
         write_report(outcome.document)

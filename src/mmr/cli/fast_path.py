@@ -25,6 +25,7 @@ from typing import Any, TextIO, cast
 from mmr.cli.argv import ArgvError, normalise
 from mmr.cli.options import COMMANDS, HotCommand, Kind, Param
 from mmr.errors import UsageError
+from mmr.log import stderr_line
 from mmr.vocabulary import EXIT_INTERRUPTED
 
 #: Values converted here; others go the typer route (pydantic also takes " 5", "5.0", "1e3").
@@ -104,8 +105,7 @@ def run_fast(call: Callable[[], Any], args: Sequence[str]) -> int:
 
         return usage_problem_for(args, str(exc))
     except EOFError:  # typer prints an empty line, then aborts
-        sys.stderr.write("\n")
-        sys.stderr.write("mmr: error: aborted\n")
+        stderr_line("\nmmr: error: aborted")
         return 1
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
