@@ -6,13 +6,13 @@ and an exit code. Anything else escaping a command is a bug (exit 1 with a crash
 
 from __future__ import annotations
 
-from mmr.vocabulary import EXIT_NOT_FOUND
+from mmr.vocabulary import EXIT_ERROR, EXIT_NOT_FOUND
 
 
 class MmrError(Exception):
     """A user-facing error: the message says what is wrong and how to fix it."""
 
-    exit_code: int = 1
+    exit_code: int = EXIT_ERROR
 
 
 class UsageError(MmrError):

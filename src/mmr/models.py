@@ -97,8 +97,6 @@ class ParseFailure(_Model):
         )
 
 
-ParseResult = ParsedOutput | ParseFailure
-
 
 class ReconciledFinding(_Model):
     """A group of findings merged across channels (ch. 03 §1.5, ch. 04 §3.4).

@@ -35,7 +35,6 @@ StrictBool = Annotated[bool, Strict()]
 Integer = Annotated[int, BeforeValidator(_integral)]
 PositiveInt = Annotated[int, BeforeValidator(_integral), Field(ge=1)]
 NonNegativeInt = Annotated[int, BeforeValidator(_integral), Field(ge=0)]
-Number = Annotated[float, BeforeValidator(_number)]
 
 #: A number that keeps its YAML type (``600`` stays an int, ``1e3`` is a float), so dumps
 #: and ``config show`` print what the user wrote. Never a bool or a numeric string.

@@ -164,12 +164,6 @@ def set_channel_enabled(file: ConfigFile, name: str, enabled: bool) -> None:
     edit_config(file, edit)
 
 
-def prune_channels_disabled(file: ConfigFile, name: str) -> bool:
-    """Remove ``name`` (in any spelling) from the file's ``channels_disabled`` list."""
-    return edit_config(file, lambda document: drop_from_channels_disabled(document, name),
-                       create=False)
-
-
 def drop_from_channels_disabled(document: EditableConfig, name: str) -> bool:
     """Remove every entry whose canonical form is ``name``'s; True when one was removed."""
     found, entries = document.get(["channels_disabled"])
