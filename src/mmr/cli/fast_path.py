@@ -25,7 +25,6 @@ from typing import Any, TextIO, cast
 from mmr.cli.argv import ArgvError, normalise
 from mmr.cli.options import COMMANDS, HotCommand, Kind, Param
 from mmr.errors import UsageError
-from mmr.log import stderr_line
 from mmr.vocabulary import EXIT_INTERRUPTED
 
 #: Values converted here; others go the typer route (pydantic also takes " 5", "5.0", "1e3").
@@ -105,6 +104,8 @@ def run_fast(call: Callable[[], Any], args: Sequence[str]) -> int:
 
         return usage_problem_for(args, str(exc))
     except EOFError:  # typer prints an empty line, then aborts
+        from mmr.log import stderr_line
+
         stderr_line("\nmmr: error: aborted")
         return 1
     except KeyboardInterrupt:
