@@ -19,9 +19,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from mmr.models import SEVERITIES, Finding
+from mmr.models import Finding
 from mmr.reconcile.collation import collate_key
 from mmr.reconcile.reconciler import reconcile
+from mmr.vocabulary import SEVERITIES
 
 _SUBJECTS = ("token", "session", "request body", "user id", "cache entry", "retry count",
              "config value", "file handle", "query string", "response header")

@@ -6,11 +6,13 @@ and an exit code. Anything else escaping a command is a bug (exit 1 with a crash
 
 from __future__ import annotations
 
+from mmr.vocabulary import EXIT_ERROR, EXIT_NOT_FOUND
+
 
 class MmrError(Exception):
     """A user-facing error: the message says what is wrong and how to fix it."""
 
-    exit_code: int = 1
+    exit_code: int = EXIT_ERROR
 
 
 class UsageError(MmrError):
@@ -36,10 +38,10 @@ class DiffError(MmrError):
 class JobNotFoundError(MmrError):
     """A job id does not name a readable job (exit 5)."""
 
-    exit_code = 5
+    exit_code = EXIT_NOT_FOUND
 
 
 class ReconcileInputError(MmrError):
     """`mmr reconcile` input is missing or invalid (exit 5)."""
 
-    exit_code = 5
+    exit_code = EXIT_NOT_FOUND

@@ -1,4 +1,7 @@
-"""structlog wired to stderr only: stdout carries the report and nothing else.
+"""stderr, the only place mmr talks to a person: plain lines, and structlog records.
+
+stdout carries the report and nothing else. :func:`stderr_line` writes every notice,
+warning and ``mmr: error:`` line.
 
 Importing structlog (and the renderers it pulls in) costs over 100 ms, more than the
 whole fan-out budget of a review. Most runs log nothing at all (the default threshold is
@@ -8,6 +11,7 @@ structlog only when a record at or above the threshold is actually emitted.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
@@ -26,6 +30,18 @@ def _threshold() -> int:
     if level is None:
         level = _DEBUG if os.environ.get("MMR_DEBUG") else _WARNING
     return int(level)
+
+
+def stderr_line(line: str) -> None:
+    """Write one line to stderr, after whatever stdout still buffers, and flush.
+
+    A closed or broken stderr is not worth failing a run for: the line is dropped.
+    """
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 def configure(verbose: bool = False) -> None:

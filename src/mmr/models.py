@@ -11,9 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Severity = Literal["P0", "P1", "P2", "P3"]
-SEVERITIES: tuple[Severity, ...] = ("P0", "P1", "P2", "P3")
-SEVERITY_ORDER: dict[str, int] = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+from mmr.vocabulary import Severity, Verdict
 
 ChannelStatus = Literal[
     "dispatched", "running", "completed", "timeout", "failed", "auth_failed", "not_installed",
@@ -23,7 +21,6 @@ TERMINAL_STATUSES: frozenset[str] = frozenset(
     {"completed", "timeout", "failed", "auth_failed", "not_installed", "skipped"}
 )
 JobStatus = Literal["dispatched", "running", "completed"]
-Verdict = Literal["pass", "degraded-pass", "blocked", "needs-user-decision"]
 Agreement = Literal["consensus", "majority", "unique"]
 Confidence = Literal["high", "medium", "low"]
 ReportedConfidence = Literal["confirmed", "suspected"]
@@ -31,14 +28,6 @@ TrustMode = Literal["base-ref", "untrusted-head", "non-git"]
 
 #: Name prefix of a compensating pass's channel (ch. 02 §8).
 COMPENSATING_PREFIX = "compensating-"
-
-#: Exit code for each verdict (ch. 04 §5.5).
-VERDICT_EXIT_CODES: dict[str, int] = {
-    "pass": 0,
-    "degraded-pass": 0,
-    "blocked": 2,
-    "needs-user-decision": 3,
-}
 
 
 class _Model(BaseModel):
@@ -109,8 +98,6 @@ class ParseFailure(_Model):
             summary=PARSE_FAILURE_SUMMARY,
         )
 
-
-ParseResult = ParsedOutput | ParseFailure
 
 
 class ReconciledFinding(_Model):

@@ -15,7 +15,6 @@ costs only the project acks, with a warning, instead of silently all acks.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,7 +25,7 @@ from pydantic import BaseModel
 from mmr.acks.record import AckRecord, AckScope, ack_location
 from mmr.acks.seen import record_sightings
 from mmr.acks.store import AckStore, ScopeContents
-from mmr.log import get_logger
+from mmr.log import get_logger, stderr_line
 from mmr.models import ReconciledFinding, TrustMode
 from mmr.reconcile.reconciler import FUZZY_THRESHOLD
 from mmr.reconcile.stable_id import jaccard
@@ -169,12 +168,6 @@ def match_all(
     ]
 
 
-def print_warning(line: str) -> None:
-    """Default warning sink: one line on stderr (stdout carries only the report)."""
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
-
-
 @dataclass(frozen=True)
 class LoadedAcks:
     """Both scopes as one review sees them, plus the warnings loading produced."""
@@ -226,7 +219,7 @@ def apply_acks(
     ``record_seen`` the keys of the acks that matched are recorded in the MMR root's
     last-seen file, which ``ack prune`` reads; failing to record never fails the run.
     """
-    sink = warn or print_warning
+    sink = warn or stderr_line
     try:
         loaded = load_acks(store, policy)
         for line in loaded.warnings:

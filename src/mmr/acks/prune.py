@@ -31,8 +31,6 @@ from mmr.reconcile.reconciler import FUZZY_THRESHOLD
 from mmr.reconcile.stable_id import jaccard
 from mmr.store.records import iso_timestamp, parse_timestamp
 
-DEFAULT_ACK_RETENTION_DAYS = 90
-
 
 @dataclass(frozen=True)
 class PrunedAck:

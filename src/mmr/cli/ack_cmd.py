@@ -96,15 +96,13 @@ def add(
 
 def _hint_base_ref(store: AckStore, path: str) -> None:
     """Say so when a local review would not see this working-tree ack yet (§9.2, §9.4)."""
-    import sys
-
+    from mmr.log import stderr_line
     from mmr.trust.modes import is_ci, is_git_repository
 
     root = store.project_root
     if root is None or is_ci() or not is_git_repository(root):
         return
-    sys.stderr.write(BASE_REF_HINT.format(path=path) + "\n")
-    sys.stderr.flush()
+    stderr_line(BASE_REF_HINT.format(path=path))
 
 
 @app.command("list")

@@ -12,6 +12,10 @@ Adding a command
    A command with sub-commands builds its app with :func:`mmr.cli.groups.command_group`.
 2. Add it to :func:`_register` below, keeping :data:`COMMAND_ORDER`.
 
+The hot commands (``review``, ``results``, ``reconcile``) are the exception: their options
+are rows of :data:`mmr.cli.options.COMMANDS`, from which both the typer command and the
+typer-free fast route are built; their bodies live in :mod:`mmr.cli.bodies`.
+
 Array options (``list[str]``) are greedy, as in the reference (``--channels a b``); comma
 splitting, where a flag allows it, is the command's business.
 """
@@ -120,24 +124,22 @@ def _register(root: typer.Typer) -> None:
         doctor_cmd,
         explain_cmd,
         explore_cmd,
+        hot_commands,
         jobs_cmd,
-        reconcile_cmd,
-        results_cmd,
-        review,
         sessions_cmd,
         skill_cmd,
         status_cmd,
     )
 
     commands: list[tuple[str, typer.Typer | Callable[..., Any]]] = [
-        ("review", review.review),
+        ("review", hot_commands.typer_command("review")),
         ("critique", critique_cmd.critique),
         ("status", status_cmd.status),
-        ("results", results_cmd.results),
+        ("results", hot_commands.typer_command("results")),
         ("config", config_cmd.app),
         ("doctor", doctor_cmd.doctor),
         ("jobs", jobs_cmd.app),
-        ("reconcile", reconcile_cmd.reconcile),
+        ("reconcile", hot_commands.typer_command("reconcile")),
         ("sessions", sessions_cmd.app),
         ("ack", ack_cmd.app),
         ("skill", skill_cmd.skill),

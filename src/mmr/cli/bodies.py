@@ -1,8 +1,8 @@
 """The bodies of the commands that run hot (``review``, ``results``, ``reconcile``), free of typer.
 
-Each typer command (:mod:`mmr.cli.review`, :mod:`mmr.cli.results_cmd`,
-:mod:`mmr.cli.reconcile_cmd`) declares the options and hands them here by name; the
-typer-free route of :mod:`mmr.cli.fast_path` calls the same function with the same
+Their options are declared once, in :mod:`mmr.cli.options`; each body takes one keyword
+per row. The typer command built from the table (:mod:`mmr.cli.hot_commands`) and the
+typer-free route of :mod:`mmr.cli.fast_path` both call the body here with the same
 keyword arguments. So both routes run one body, and importing this module costs nothing:
 the core is imported inside each function.
 """
@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mmr.formatters import Format
-    from mmr.models import Severity
+    from mmr.vocabulary import Format, Severity
 
 
 def review_command(
@@ -25,11 +24,17 @@ def review_command(
     accept_new_acks: bool, trust_project_acks: bool, trust_project_config: bool,
     config_base_ref: str | None,
 ) -> int:
-    """``mmr review``: run the review pipeline, print its document, return the exit code."""
+    """``mmr review``: run the review pipeline, print its document, return the exit code.
+
+    Everything the command does lives in :mod:`mmr.review.pipeline`; this turns the
+    options into a :class:`~mmr.review.request.ReviewRequest`, wires stderr (notices and
+    progress) and stdout (the report, written in full), and returns the exit code.
+    """
     import sys
     from pathlib import Path
 
-    from mmr.cli.output import use_color, write_notice, write_report
+    from mmr.cli.output import use_color, write_report
+    from mmr.log import stderr_line
     from mmr.review.pipeline import ReviewIO, ReviewRequest, run_review
     from mmr.review.request import check_request
 
@@ -48,7 +53,7 @@ def review_command(
         from mmr.review.progress import progress_for
 
         progress = progress_for(sys.stderr, quiet=False, color=use_color(sys.stderr))
-    io = ReviewIO(cwd=Path.cwd(), notice_sink=write_notice, progress=progress)
+    io = ReviewIO(cwd=Path.cwd(), notice_sink=stderr_line, progress=progress)
     outcome = run_review(request, io)
     if outcome.document:  # an empty rdjsonl document is no lines at all, not a blank line
         write_report(outcome.document)
@@ -56,7 +61,14 @@ def review_command(
 
 
 def results_command(*, job_id: str, fmt: Format | None, raw: bool) -> int:
-    """``mmr results``: re-run the results pipeline of a job, print its verdict."""
+    """``mmr results <job-id> [--format F] [--raw]``: a finished job's verdict (spec ch. 04 §7.9).
+
+    Re-runs parse → reconcile → acks → verdict on the stored channel outputs, overwrites
+    the job's ``results.json`` and exits with the verdict's code: 0 pass / degraded-pass,
+    2 blocked, 3 needs-user-decision; 1 while channels are still running (a
+    fire-and-forget review's worker may still be at work; poll ``mmr status``); 5 for an
+    unknown job.
+    """
     from mmr.cli.output import write_report
     from mmr.config.paths import jobs_dir
     from mmr.review.job_verdict import job_verdict
@@ -69,7 +81,15 @@ def results_command(*, job_id: str, fmt: Format | None, raw: bool) -> int:
 
 
 def reconcile_command(*, job_id: str, channel: str, source: str, fmt: Format | None) -> int:
-    """``mmr reconcile``: fold external findings into a job, print the new verdict."""
+    """``mmr reconcile <job-id> --channel NAME --input SRC`` (spec ch. 04 §7.10).
+
+    Folds an outside reviewer's findings (an agent, a linter) into a finished job as one
+    more channel, then prints the new verdict and exits with its code. ``--input`` is a
+    file, ``-`` (stdin) or inline JSON: a ``{"findings": [...]}`` object or a bare array
+    of findings. Exit 5: unknown job, invalid or duplicate channel name, input not found
+    or invalid (the message names the failing finding); exit 1 while the job's channels
+    are still running.
+    """
     from mmr.cli.output import write_report
     from mmr.config.paths import jobs_dir
     from mmr.review.job_verdict import reconcile_external

@@ -21,18 +21,17 @@ def completion_requested(env: Mapping[str, str]) -> bool:
 
 def complete(env: Mapping[str, str]) -> int:
     """Print the completions (or the completion script) the shell asked for."""
-    import sys
-
     import typer
 
     from mmr.cli.app import app
+    from mmr.log import stderr_line
 
     try:
         # typer's bash/zsh/fish classes (the protocol its scripts speak); not public API.
         from typer._completion_classes import completion_init
         from typer.completion import shell_complete
     except ImportError:
-        sys.stderr.write("mmr: error: shell completion is not available with this typer\n")
+        stderr_line("mmr: error: shell completion is not available with this typer")
         return 1
     completion_init()
     command = typer.main.get_command(app)

@@ -7,13 +7,14 @@ reference's own sentences (``Unexpected argument for config …``, ``Usage: …`
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperCommand
+
+from mmr.log import stderr_line
 
 
 class ConfigCommand(TyperCommand):
@@ -56,7 +57,7 @@ def guarded(run: Callable[[], int]) -> int:
     try:
         return run()
     except (ConfigCommandError, ScopeConflict) as exc:
-        err(str(exc))
+        stderr_line(str(exc))
         return 1
 
 
@@ -77,7 +78,3 @@ def say(text: str) -> None:
 
     write_report(text)
 
-
-def err(line: str) -> None:
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()

@@ -18,7 +18,6 @@ import typer
 from mmr.cli.config_args import (
     ConfigCommand,
     as_json,
-    err,
     guarded,
     positionals,
     positionals_argument,
@@ -28,6 +27,7 @@ from mmr.cli.config_args import (
     unexpected,
 )
 from mmr.cli.groups import command_group
+from mmr.log import stderr_line
 
 app = command_group("Show, check and edit the mmr configuration.")
 
@@ -92,7 +92,7 @@ def channels(
         action, target = positionals("channels", args, 2)
         if action is None:
             if not redact:
-                err(LIST_NO_REDACT_WARNING)
+                stderr_line(LIST_NO_REDACT_WARNING)
             rows = channel_rows(load(project_root()), redact=redact)
             say(as_json(rows) if fmt == "json" else channels_table(rows))
             return 0
@@ -242,6 +242,6 @@ def _show(name: str, redact: bool) -> int:
     if text is None:
         refuse(unknown_channel_message(loaded, name))
     if not redact:
-        err(SHOW_NO_REDACT_WARNING)
+        stderr_line(SHOW_NO_REDACT_WARNING)
     say(text)
     return 0

@@ -57,8 +57,9 @@ def critique(
     import sys
     from pathlib import Path
 
-    from mmr.cli.output import use_color, write_notice, write_report
+    from mmr.cli.output import use_color, write_report
     from mmr.critique.pipeline import CritiqueIO, CritiqueRequest, run_critique
+    from mmr.log import stderr_line
     from mmr.review.progress import progress_for
 
     request = CritiqueRequest(
@@ -68,7 +69,7 @@ def critique(
         session=session, lenses=lenses, config_base_ref=config_base_ref,
         trust_project_config=trust_project_config, quiet=quiet,
     )
-    io = CritiqueIO(cwd=Path.cwd(), notice_sink=write_notice,
+    io = CritiqueIO(cwd=Path.cwd(), notice_sink=stderr_line,
                     progress=progress_for(sys.stderr, quiet=quiet, color=use_color(sys.stderr)))
     outcome = run_critique(request, io)
     write_report(outcome.document)

@@ -18,6 +18,7 @@ from mmr.cli.argv import ArgvError, normalise
 from mmr.cli.introspect import ClickCommand, Resolved, command_spec, help_text, is_group, leaf
 from mmr.cli.introspect import resolve as resolve_command
 from mmr.errors import UsageError
+from mmr.log import stderr_line
 
 NO_COMMAND_HINT = "Run mmr --help for usage"
 #: ``-h``/``-v`` are not aliases: the reference answers them like a bare ``mmr``.
@@ -71,7 +72,7 @@ def _invoke(root: ClickCommand, resolved: Resolved, argv: list[str]) -> int:
     except UsageError as exc:
         return usage_problem(root, resolved, str(exc))
     except typer.Abort:
-        sys.stderr.write("mmr: error: aborted\n")
+        stderr_line("mmr: error: aborted")
         return 1
     except Exception as exc:
         # Click's own usage errors (a value it cannot convert, a callback's BadParameter)
@@ -102,5 +103,4 @@ def usage_problem(root: ClickCommand, resolved: Resolved, message: str) -> int:
 
 
 def _write_problem(help_output: str, message: str) -> None:
-    sys.stderr.write(f"{help_output}\n\n{message}\n")
-    sys.stderr.flush()
+    stderr_line(f"{help_output}\n\n{message}")

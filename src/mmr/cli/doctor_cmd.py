@@ -7,10 +7,11 @@ rendering from :mod:`mmr.doctor.report`. Exit 1 while anything needs attention t
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Literal
 
 import typer
+
+from mmr.log import stderr_line
 
 DoctorFormat = Literal["text", "json"]
 
@@ -40,7 +41,7 @@ def doctor(
     loaded = load(root)
     warning = uncommitted_auth_warning(root, set(probed_channels(loaded)))
     if warning is not None:
-        _stderr(warning)
+        stderr_line(warning)
     rows = probe_health(loaded)
     write_report(render_json(rows) if fmt == "json" else render_text(rows, fix=fix))
     if not fix:
@@ -54,14 +55,9 @@ def doctor(
                                  root)
     for outcome in outcomes:
         if not outcome.ok:
-            _stderr(outcome.line)
+            stderr_line(outcome.line)
         elif fmt == "text":
             write_report(outcome.line)
     return doctor_exit_code(rows, fixed={o.name for o in outcomes if o.ok},
                             fix_failed=any(not o.ok for o in outcomes))
 
-
-def _stderr(line: str) -> None:
-    sys.stdout.flush()
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mmr.errors import MmrError
+from mmr.log import stderr_line
+from mmr.vocabulary import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
 # platform, traceback and datetime are imported where a crash needs them: every command
 # passes through this module, and they cost several milliseconds of start-up.
 
-INTERRUPTED_EXIT = 130
 _REPORTED_PACKAGES = ("typer", "pydantic", "structlog", "anyio", "httpx", "PyYAML", "ruamel.yaml")
 
 
@@ -35,10 +36,10 @@ def guard(action: Callable[[], int], argv: Sequence[str] = ()) -> int:
         return action()
     except MmrError as exc:
         _debug_traceback(exc)
-        _say(f"mmr: error: {exc}")
+        stderr_line(f"mmr: error: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
-        return INTERRUPTED_EXIT
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         _detach_stdout()
         return 1
@@ -49,16 +50,16 @@ def guard(action: Callable[[], int], argv: Sequence[str] = ()) -> int:
 
 
 def _crash(exc: BaseException, argv: Sequence[str]) -> int:
-    _say(f"mmr: error: {describe(exc)}")
+    stderr_line(f"mmr: error: {describe(exc)}")
     try:
         path = write_crash_log(exc, argv)
     except OSError as log_error:
-        _say(f"mmr: could not write a crash log ({log_error}); the traceback follows")
+        stderr_line(f"mmr: could not write a crash log ({log_error}); the traceback follows")
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)
         return 1
-    _say(f"mmr: this is a bug in mmr; the details are in {path}")
+    stderr_line(f"mmr: this is a bug in mmr; the details are in {path}")
     _debug_traceback(exc)
     return 1
 
@@ -128,7 +129,7 @@ def _system_exit_code(exc: SystemExit) -> int:
         return 0
     if isinstance(exc.code, int):
         return exc.code
-    _say(str(exc.code))
+    stderr_line(str(exc.code))
     return 1
 
 
@@ -140,10 +141,3 @@ def _detach_stdout() -> None:
     except (OSError, ValueError):
         pass
 
-
-def _say(line: str) -> None:
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass

@@ -46,8 +46,9 @@ def explore(
     """Ask explore channels where something lives in the code; get a cited answer."""
     from pathlib import Path
 
-    from mmr.cli.output import write_notice, write_report
+    from mmr.cli.output import write_report
     from mmr.explore.run import ExploreRequest, run_explore, write_out
+    from mmr.log import stderr_line
 
     request = ExploreRequest(
         roots=tuple(root or ()), prompt_file=prompt_file, question=question, out=out,
@@ -56,7 +57,7 @@ def explore(
         dry_run=dry_run,
     )
     cwd = Path.cwd()
-    outcome = run_explore(request, cwd, write_notice)
+    outcome = run_explore(request, cwd, stderr_line)
     if outcome.text is not None:
         if outcome.to_out and out is not None:
             write_out(out, outcome.text, cwd)

@@ -3,103 +3,33 @@
 Building typer's Click tree and its pydantic adapter for every option costs well over
 100 ms a run — a fifth of the reference's whole fan-out overhead. For these commands
 :func:`fast_command` reads a command line with the same grammar
-(:func:`mmr.cli.argv.normalise`, fed the same :class:`~mmr.cli.argv.CommandSpec` that
-:func:`mmr.cli.introspect.command_spec` reads from typer), converts each value as typer
-would, and :func:`run_fast` calls the same body (:mod:`mmr.cli.bodies`).
+(:func:`mmr.cli.argv.normalise`, fed the :class:`~mmr.cli.argv.CommandSpec` of the option
+table :mod:`mmr.cli.options`, from which the typer command is built too), converts each
+value as typer would, and :func:`run_fast` calls the same body (:mod:`mmr.cli.bodies`).
 
 It only takes command lines it is sure of. ``--help``, ``--version``, anything the
 grammar rejects and any value whose conversion it does not reproduce exactly (``--pr
 " 5"``, ``--timeout 1e3``) make :func:`fast_command` return None, and the caller takes
 the typer route, which prints the help, the error or the value as it always has. A unit
-test compares every spec here with typer's and the values with what typer passes.
+test compares each table's spec with typer's and the values with what typer passes.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, Literal, TextIO, cast
+from typing import Any, TextIO, cast
 
-from mmr.cli.argv import ArgumentSpec, ArgvError, CommandSpec, OptionSpec, normalise
+from mmr.cli.argv import ArgvError, normalise
+from mmr.cli.options import COMMANDS, HotCommand, Kind, Param
 from mmr.errors import UsageError
+from mmr.vocabulary import EXIT_INTERRUPTED
 
-Kind = Literal["str", "int", "float", "bool", "list"]
-FORMATS = ("json", "text", "markdown", "sarif", "github", "rdjsonl")
-THRESHOLDS = ("P0", "P1", "P2", "P3")
 #: Values converted here; others go the typer route (pydantic also takes " 5", "5.0", "1e3").
 _INT = re.compile(r"-?[0-9]{1,18}")
 _FLOAT = re.compile(r"-?[0-9]{1,15}(\.[0-9]{1,15})?")
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a command function: its keyword, its spelling and its type."""
-
-    dest: str
-    flag: str | None  # None: a positional argument
-    kind: Kind = "str"
-    choices: tuple[str, ...] | None = None
-    negation: str | None = None
-    required: bool = False
-    default: Any = None
-
-    def option_spec(self) -> OptionSpec:
-        flag = self.flag or self.dest
-        return OptionSpec(
-            name=flag.lstrip("-"), spellings=(flag,), takes_value=self.kind != "bool",
-            greedy=self.kind == "list", choices=self.choices, required=self.required,
-            negations=(self.negation,) if self.negation else (),
-        )
-
-
-@dataclass(frozen=True)
-class FastCommand:
-    """A command the fast route serves: its body (in :mod:`mmr.cli.bodies`) and parameters."""
-
-    body: str
-    params: tuple[Param, ...]
-
-    @property
-    def spec(self) -> CommandSpec:
-        return CommandSpec(
-            options=tuple(p.option_spec() for p in self.params if p.flag is not None),
-            arguments=tuple(ArgumentSpec(name=p.dest, required=p.required)
-                            for p in self.params if p.flag is None),
-        )
-
-
-def _flag(dest: str, flag: str, negation: str | None = None) -> Param:
-    return Param(dest, flag, "bool", negation=negation, default=False)
-
-
-_FORMAT = Param("fmt", "--format", choices=FORMATS)
-_JOB_ID = Param("job_id", None, required=True)
-
-COMMANDS: Mapping[str, FastCommand] = {
-    "review": FastCommand("review_command", (
-        Param("diff", "--diff"), Param("pr", "--pr", "int"), _flag("staged", "--staged"),
-        Param("base", "--base"), Param("head", "--head"), Param("focus", "--focus"),
-        Param("fix_threshold", "--fix-threshold", choices=THRESHOLDS),
-        Param("channels", "--channels", "list"), Param("timeout", "--timeout", "float"),
-        Param("template", "--template"), Param("max_diff_lines", "--max-diff-lines", "int"),
-        _FORMAT, _flag("sync", "--sync", "--no-sync"), _flag("dry_run", "--dry-run"),
-        _flag("compensate_missing", "--compensate-missing"), _flag("quiet", "--quiet"),
-        Param("session", "--session"), Param("round_number", "--round", "int"),
-        Param("max_rounds", "--max-rounds", "int"),
-        _flag("accept_new_acks", "--accept-new-acks"),
-        _flag("trust_project_acks", "--trust-project-acks"),
-        _flag("trust_project_config", "--trust-project-config"),
-        Param("config_base_ref", "--config-base-ref"),
-    )),
-    "results": FastCommand("results_command", (_JOB_ID, _FORMAT, _flag("raw", "--raw"))),
-    "reconcile": FastCommand("reconcile_command", (
-        _JOB_ID, Param("channel", "--channel", required=True),
-        Param("source", "--input", required=True), _FORMAT,
-    )),
-}
 
 
 def fast_command(args: Sequence[str]) -> Callable[[], Any] | None:
@@ -126,7 +56,7 @@ def fast_command(args: Sequence[str]) -> Callable[[], Any] | None:
     return partial(getattr(bodies, command.body), **kwargs)
 
 
-def _kwargs(command: FastCommand, argv: list[str]) -> dict[str, Any] | None:
+def _kwargs(command: HotCommand, argv: list[str]) -> dict[str, Any] | None:
     """Keyword arguments from a normalised argv, as typer would pass them; None if unsure."""
     by_spelling: dict[str, tuple[Param, bool]] = {}
     for param in command.params:
@@ -174,11 +104,12 @@ def run_fast(call: Callable[[], Any], args: Sequence[str]) -> int:
 
         return usage_problem_for(args, str(exc))
     except EOFError:  # typer prints an empty line, then aborts
-        sys.stderr.write("\n")
-        sys.stderr.write("mmr: error: aborted\n")
+        from mmr.log import stderr_line
+
+        stderr_line("\nmmr: error: aborted")
         return 1
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except OSError as exc:
         import errno
 

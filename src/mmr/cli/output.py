@@ -48,15 +48,6 @@ def _is_terminal(stream: TextIO | None) -> bool:
         return False
 
 
-def write_notice(line: str) -> None:
-    """One notice line on stderr (progress, warnings); a closed stderr is not an error."""
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
 def write_report(text: str, *, newline: bool = True, stream: TextIO | None = None) -> None:
     """Write ``text`` (plus a newline) to stdout — all of it — and flush.
 

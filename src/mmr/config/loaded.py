@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 from mmr.config.aliases import normalize_channel_name
 from mmr.config.provenance import Provenance, Source
 from mmr.config.schema import Defaults, HttpChannel, MmrConfig, SubprocessChannel
+from mmr.log import stderr_line
 
 Channel = SubprocessChannel | HttpChannel
 
@@ -98,8 +98,7 @@ def print_warning(message: str) -> None:
     if message in _printed:
         return
     _printed.add(message)
-    sys.stderr.write(message + "\n")
-    sys.stderr.flush()
+    stderr_line(message)
 
 
 @dataclass

@@ -28,8 +28,8 @@ from mmr.config.channel_schema import (
     Telemetry,
 )
 from mmr.config.model_base import ConfigModel, Days, Seconds
-from mmr.models import Severity
 from mmr.types import NumberValue, PositiveInt, StrictBool, StrictStr
+from mmr.vocabulary import Format, Severity
 
 __all__ = [
     "COMPENSATOR_EMPTY", "REGISTERED_PARSER_NAMES", "RETRY_TRIGGERS", "ChannelConfig",
@@ -38,7 +38,7 @@ __all__ = [
     "SubprocessChannel", "Telemetry", "TemplateConfig",
 ]
 
-OutputFormat = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
+OutputFormat = Format
 
 
 class LoopControl(ConfigModel):

@@ -45,13 +45,11 @@ from mmr.critique.synthesis import (
 from mmr.dispatch.auth import auth_status_to_channel_status, gate_update
 from mmr.dispatch.plan import AuthResult, ChannelOutcome, ChannelPlan, DispatchContext
 from mmr.log import get_logger
-from mmr.models import Severity, TrustMode
+from mmr.models import TrustMode
 from mmr.review.run import Progress
 from mmr.store.jobs import JobStore
 from mmr.store.records import ChannelJobEntry
-
-#: The critique job records the review's default threshold; nothing reads it (no gate).
-JOB_FIX_THRESHOLD: Severity = "P2"
+from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,9 @@ def create_critique_job(setup: CritiqueSetup, store: JobStore,
                         gate: Mapping[str, AuthResult]) -> str:
     """Step 11: the job with every resolved channel, the lens-free prompt, the gate's verdicts."""
     record = store.create_job(
-        list(setup.plans), fix_threshold=JOB_FIX_THRESHOLD, format=setup.request.output_format,
+        # The threshold is recorded in the job; no gate reads it (a critique has none).
+        list(setup.plans), fix_threshold=DEFAULT_FIX_THRESHOLD,
+        format=setup.request.output_format,
         min_completed_channels=setup.loaded.defaults.min_completed_channels, kind="critique",
         session_id=None if setup.session is None else setup.session.session_id,
         round=None if setup.session is None else setup.session.round,

@@ -68,10 +68,11 @@ def run_in_scratch(plans: Sequence[ChannelPlan], *, scratch: Path, repo_root: Pa
     from mmr.dispatch.plan import DispatchContext
     from mmr.dispatch.runner import dispatch_all
     from mmr.store.jobs import JobStore
+    from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
 
     store = JobStore(scratch / "jobs")
-    job = store.create_job([plan.name for plan in plans], fix_threshold="P2", format="json",
-                           min_completed_channels=1, project_root=repo_root)
+    job = store.create_job([plan.name for plan in plans], fix_threshold=DEFAULT_FIX_THRESHOLD,
+                           format="json", min_completed_channels=1, project_root=repo_root)
     ctx = DispatchContext(
         job_id=job.job_id, store=store, repo_root=repo_root, on_event=on_event,
         roots=None if roots is None else tuple(str(root) for root in roots),

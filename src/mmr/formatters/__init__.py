@@ -10,15 +10,12 @@ An ``rdjsonl`` document with no findings is empty: print nothing for it, not a b
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
+
+from mmr.vocabulary import FORMATS, Format
 
 if TYPE_CHECKING:
     from mmr.models import ReconciledResults
-
-Format = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
-#: Every ``--format`` a verdict document can be rendered in (``review``, ``results``,
-#: ``reconcile``); the first three are the reference's, the rest mmr's CI formats.
-FORMATS: tuple[Format, ...] = ("json", "text", "markdown", "sarif", "github", "rdjsonl")
 
 
 def render(results: ReconciledResults, fmt: Format) -> str:

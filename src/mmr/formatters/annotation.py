@@ -14,10 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from mmr.models import SEVERITY_ORDER
+from mmr.vocabulary import SEVERITY_ORDER
 
 if TYPE_CHECKING:
-    from mmr.models import ReconciledFinding, Severity
+    from mmr.models import ReconciledFinding
+    from mmr.vocabulary import Severity
 
 GateLevel = Literal["error", "warning", "notice"]
 

@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from mmr.formatters import FORMATS, Format, render
+from mmr.formatters import render
+from mmr.log import stderr_line
+from mmr.vocabulary import FORMATS, Format
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -60,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.buffer.write(payload.encode("utf-8", "replace"))
             sys.stdout.flush()
     except (DocumentError, OSError) as exc:
-        sys.stderr.write(f"mmr: error: {exc}\n")
+        stderr_line(f"mmr: error: {exc}")
         return 1
     return 0
 

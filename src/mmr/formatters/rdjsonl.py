@@ -29,7 +29,8 @@ from mmr.formatters.annotation import (
 from mmr.formatters.labels import PLACE_TITLES, off_diff_gated, off_diff_groups
 
 if TYPE_CHECKING:
-    from mmr.models import ReconciledFinding, ReconciledResults, Severity
+    from mmr.models import ReconciledFinding, ReconciledResults
+    from mmr.vocabulary import Severity
 
 _SEVERITIES = {"error": "ERROR", "warning": "WARNING", "notice": "INFO"}
 #: reviewdog reads a line with Go's ``bufio.Scanner``, which gives up on lines over 64 KiB.

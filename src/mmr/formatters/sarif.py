@@ -33,7 +33,8 @@ from mmr.formatters.labels import off_diff_gated, off_diff_groups
 
 if TYPE_CHECKING:
     from mmr.formatters.annotation import SourceSpan
-    from mmr.models import ReconciledFinding, ReconciledResults, Severity
+    from mmr.models import ReconciledFinding, ReconciledResults
+    from mmr.vocabulary import Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -9,12 +9,12 @@ every finding. A summary that cannot be written is a warning, never a failed rev
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mmr.formatters.markdown import render_markdown
+from mmr.log import stderr_line
 
 if TYPE_CHECKING:
     from mmr.models import ReconciledFinding, ReconciledResults
@@ -87,7 +87,7 @@ def append_step_summary(
     target = env.get(STEP_SUMMARY_VAR, "")
     if not target:
         return False
-    say = warn or _stderr
+    say = warn or stderr_line
     path = Path(target)
     try:
         used = path.stat().st_size if path.exists() else 0
@@ -101,11 +101,3 @@ def append_step_summary(
         say(WARNING_PREFIX + (exc.strerror or str(exc)) + f" ({path})")
         return False
     return True
-
-
-def _stderr(line: str) -> None:
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass

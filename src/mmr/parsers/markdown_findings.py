@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from mmr.models import Finding, ParsedOutput, ReportedConfidence, Severity
+from mmr.models import Finding, ParsedOutput, ReportedConfidence
 from mmr.parsers.citations import Citation, find_citation, path_exists_under
 from mmr.parsers.errors import GateFailedError, ParseError
 from mmr.parsers.specs import MarkdownFindingsSpec
 from mmr.parsers.validate import has_blocking
+from mmr.vocabulary import Severity
 
 NO_FINDINGS = "NO FINDINGS"
 NO_BLOCKS = "markdown-findings: no finding blocks and no NO FINDINGS line"

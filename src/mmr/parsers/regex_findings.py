@@ -13,9 +13,10 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from mmr.models import SEVERITIES, Finding, ParsedOutput
+from mmr.models import Finding, ParsedOutput
 from mmr.parsers.errors import ParseError
 from mmr.parsers.specs import RegexFindingsSpec
+from mmr.vocabulary import SEVERITIES
 
 _SEVERITIES = frozenset(SEVERITIES)
 BLANK_CAPTURE = "regex-findings parser requires non-empty location and description captures"

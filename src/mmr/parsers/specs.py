@@ -21,8 +21,8 @@ from pydantic import (
     field_validator,
 )
 
-from mmr.models import Severity
 from mmr.types import PositiveInt, StrictBool, StrictStr
+from mmr.vocabulary import Severity
 
 
 class _Spec(BaseModel):

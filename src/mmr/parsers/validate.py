@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from mmr.models import SEVERITIES, Finding, ParsedOutput
+from mmr.models import Finding, ParsedOutput
 from mmr.parsers.errors import ParseError
+from mmr.vocabulary import SEVERITIES
 
 _SEVERITIES = frozenset(SEVERITIES)
 MISSING_FINDINGS = (

@@ -16,7 +16,6 @@ from mmr.resources import read_template
 
 CORE_PROMPT_TEMPLATE = "core-prompt.md"
 PROMPT_PLACEHOLDER = "{{prompt}}"
-DEFAULT_WRAPPER = PROMPT_PLACEHOLDER
 SECTION_SEPARATOR = "\n\n"
 _BACKTICK_RUN = re.compile(r"`+")
 

@@ -6,8 +6,9 @@ and every format renders them.
 
 from __future__ import annotations
 
-from mmr.models import ReconciledResults, ResultsMetadata, Severity, TrustMode
+from mmr.models import ReconciledResults, ResultsMetadata, TrustMode
 from mmr.store.rounds import max_rounds_summary
+from mmr.vocabulary import Severity
 
 
 def _empty_metadata() -> ResultsMetadata:

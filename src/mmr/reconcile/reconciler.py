@@ -10,17 +10,11 @@ import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from mmr.models import (
-    COMPENSATING_PREFIX,
-    SEVERITY_ORDER,
-    Agreement,
-    Confidence,
-    Finding,
-    ReconciledFinding,
-)
+from mmr.models import COMPENSATING_PREFIX, Agreement, Confidence, Finding, ReconciledFinding
 from mmr.reconcile.collation import collate_key
 from mmr.reconcile.grouping import FUZZY_THRESHOLD, Group, Grouper, attribute
 from mmr.reconcile.jstext import utf16_len
+from mmr.vocabulary import SEVERITY_ORDER
 
 __all__ = ["COMPENSATING_PREFIX", "FUZZY_THRESHOLD", "reconcile"]
 

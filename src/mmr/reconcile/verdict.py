@@ -12,20 +12,22 @@ from dataclasses import dataclass, field
 
 from mmr.models import (
     COMPENSATING_PREFIX,
-    SEVERITY_ORDER,
-    VERDICT_EXIT_CODES,
     ChannelResult,
     Coverage,
     OutsideDiffGate,
     ReconciledFinding,
     ReconciledResults,
     ResultsMetadata,
-    Severity,
     TrustMode,
+)
+from mmr.vocabulary import (
+    DEFAULT_FIX_THRESHOLD,
+    SEVERITY_ORDER,
+    VERDICT_EXIT_CODES,
+    Severity,
     Verdict,
 )
 
-DEFAULT_FIX_THRESHOLD: Severity = "P2"
 #: Floor for a job written before 4.0.0, which has no ``min_completed_channels`` (§5.3).
 LEGACY_FLOOR = 1
 _PARTIAL_STATUSES = frozenset({"failed", "timeout"})

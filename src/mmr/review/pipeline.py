@@ -27,6 +27,7 @@ from mmr.store.rounds import check_round_budget
 from mmr.store.session_ids import check_session_id
 from mmr.trust.modes import TrustContext, resolve_trust
 from mmr.trust.ratification import GateBlock, ratification_gate
+from mmr.vocabulary import EXIT_BLOCKED, EXIT_NEEDS_USER_DECISION
 
 __all__ = ["ReviewIO", "ReviewOutcome", "ReviewRequest", "run_review"]
 
@@ -47,7 +48,8 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     if budget.exceeded:                                                      # 8
         document = max_rounds_results(request.session, budget.effective_round,
                                       budget.max_rounds, loaded.defaults.fix_threshold)
-        return ReviewOutcome(render_document(document, loaded.defaults.format), 3)
+        return ReviewOutcome(render_document(document, loaded.defaults.format),
+                             EXIT_NEEDS_USER_DECISION)
     diff = resolve_diff(request.diff_request(), io.cwd,                       # 9, 10
                         diff_exclude=loaded.defaults.diff_exclude, stdin=io.stdin)
     io.notice(diff.exclusion_notice)
@@ -106,5 +108,5 @@ def gate_outcome(block: GateBlock, trust: TrustContext, loaded: LoadedConfig) ->
         proposed_acks=list(block.proposed.ack_files_changed),
         proposed_config_change=block.proposed.config_file_changed,
     )
-    return ReviewOutcome(render_document(document, loaded.defaults.format), 2)
+    return ReviewOutcome(render_document(document, loaded.defaults.format), EXIT_BLOCKED)
 

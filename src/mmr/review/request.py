@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 from mmr.config.schema import OutputFormat
 from mmr.diff.inputs import DiffRequest
 from mmr.errors import UsageError
-from mmr.models import Severity
 from mmr.store.session_ids import SESSION_ID_FLAG_MESSAGE, is_valid_session_id
 from mmr.trust.modes import TrustFlags
+from mmr.vocabulary import Severity
 
 
 class ReviewRequest(BaseModel):

@@ -27,6 +27,7 @@ from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
+from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
 
 #: Stamps ``acknowledged``/``ack_match``/``ack_reason`` (§9.3); built per the trust policy.
 AckApplier = Callable[[list[ReconciledFinding]], list[ReconciledFinding]]
@@ -71,7 +72,7 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     )
     facts = JobFacts(
         job_id=job.job_id,
-        fix_threshold=job.fix_threshold or "P2",
+        fix_threshold=job.fix_threshold or DEFAULT_FIX_THRESHOLD,
         min_completed_channels=job.min_completed_channels,
         identities=identities,
         total_elapsed=total_elapsed(job),

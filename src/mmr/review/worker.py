@@ -29,22 +29,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mmr.errors import MmrError
+from mmr.log import stderr_line
+from mmr.vocabulary import EXIT_INTERRUPTED
 
 
 def main(argv: list[str] | None = None) -> int:
     """The worker process: ``python -P -m mmr.review.worker <job-id> <lock-fd>``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or not args[1].isdigit():
-        _log("usage: python -P -m mmr.review.worker <job-id> <lock-fd> (run plan on stdin)")
+        stderr_line("usage: python -P -m mmr.review.worker <job-id> <lock-fd> (run plan on stdin)")
         return 1
     payload = sys.stdin.buffer.read()
     _stdin_from_devnull()
     try:
         return run_worker(args[0], int(args[1]), payload)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except Exception:
-        _log(f"[mmr] worker: job {args[0]} crashed:\n{traceback.format_exc().rstrip()}")
+        stderr_line(f"[mmr] worker: job {args[0]} crashed:\n{traceback.format_exc().rstrip()}")
         return 1
 
 
@@ -64,14 +66,14 @@ def run_worker(job_id: str, lock_fd: int, payload: bytes) -> int:
             raise MmrError(f"run plan is for job {plan.job_id}, not {job_id}")
         store = JobStore(Path(plan.jobs_root))
         store.record_worker(job_id, os.getpid())
-        _log(f"[mmr] worker {os.getpid()} started job {job_id} at {_now()}")
+        stderr_line(f"[mmr] worker {os.getpid()} started job {job_id} at {_now()}")
         job_plan = plan.job_plan()
-        io = ReviewIO(cwd=Path.cwd(), notice_sink=_log)
+        io = ReviewIO(cwd=Path.cwd(), notice_sink=stderr_line)
         gate = run_preflight(job_plan.planned, parallel=job_plan.loaded.defaults.parallel)
         if not any(result.passed for result in gate):
             io.notice(no_channel_passed_message(gate))  # no exit 1 here: the job completes
         results = run_job(job_plan, store, job_id, gate, io)
-    _log(f"[mmr] worker {os.getpid()} finished job {job_id} at {_now()}: {results.verdict}")
+    stderr_line(f"[mmr] worker {os.getpid()} finished job {job_id} at {_now()}: {results.verdict}")
     return 0
 
 
@@ -85,13 +87,6 @@ def _stdin_from_devnull() -> None:
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
-
-def _log(line: str) -> None:
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from typing import Any
 
 from mmr.errors import MmrError
 from mmr.store.records import ChannelJobEntry, JobRecord, elapsed_ms
+from mmr.vocabulary import EXIT_NOT_FOUND
 
 #: Statuses that make `mmr status` exit 2. mmr (Decisions): ``not_installed`` and
 #: ``skipped`` are not failures of a dispatched channel.
@@ -31,7 +32,7 @@ class ChannelsStillRunningError(MmrError):
 class JobKindError(MmrError):
     """`results`/`reconcile` on a critique job, whose report a verdict would overwrite."""
 
-    exit_code = 5
+    exit_code = EXIT_NOT_FOUND
 
 
 def format_elapsed(ms: int | float) -> str:

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from mmr.errors import JobNotFoundError, MmrError
 from mmr.fs import atomic_write_json, ensure_private_dir
-from mmr.models import ChannelStatus, OutsideDiffGate, Severity, TrustMode
+from mmr.models import ChannelStatus, OutsideDiffGate, TrustMode
 from mmr.store.channel_files import ChannelFiles
 from mmr.store.dead_worker import sweep_dead_worker, worker_state
 from mmr.store.job_reader import read_job, read_job_json
@@ -42,6 +42,7 @@ from mmr.store.records import (
     iso_timestamp,
     parse_timestamp,
 )
+from mmr.vocabulary import EXIT_NOT_FOUND, Severity
 
 _DAY_MS = 86_400_000
 
@@ -49,7 +50,7 @@ _DAY_MS = 86_400_000
 class ChannelExistsError(MmrError):
     """A channel of that name is already part of the job (exit 5, as for `reconcile`)."""
 
-    exit_code = 5
+    exit_code = EXIT_NOT_FOUND
 
 
 class JobStoreUnavailableError(MmrError):

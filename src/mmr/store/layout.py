@@ -118,8 +118,5 @@ class JobPaths:
     def log_file(self, channel: str) -> Path:
         return self.channel_file(channel, ".log")
 
-    def pid_file(self, channel: str) -> Path:
-        return self.channel_file(channel, ".pid")
-
     def prompt_file(self, channel: str) -> Path:
         return self.channel_file(channel, ".prompt.txt")

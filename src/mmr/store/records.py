@@ -18,14 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mmr.models import (
-    TERMINAL_STATUSES,
-    ChannelStatus,
-    JobStatus,
-    OutsideDiffGate,
-    Severity,
-    TrustMode,
-)
+from mmr.models import TERMINAL_STATUSES, ChannelStatus, JobStatus, OutsideDiffGate, TrustMode
+from mmr.vocabulary import Severity
 
 AuthState = Literal["ok", "failed", "skipped"]
 JobKind = Literal["review", "critique"]

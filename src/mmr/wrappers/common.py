@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from mmr.log import stderr_line
+
 USAGE_EXIT = 1
 DEFAULT_MAX_TURNS = 40
 DEFAULT_TIMEOUT_S = 540
@@ -62,15 +64,6 @@ def parse_args(parser: argparse.ArgumentParser,
         return parser.parse_args(None if argv is None else list(argv))
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else USAGE_EXIT
-
-
-def stderr_line(line: str) -> None:
-    """Write one line to stderr; a closed stderr is not worth failing the run for."""
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
 
 
 def run_guarded(prog: str, action: Callable[[], int], argv: Sequence[str]) -> int:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from mmr.log import stderr_line
 from mmr.wrappers.common import (
     WrapperArgumentParser,
     add_budget_flags,
     add_model_flags,
     run_wrapper,
-    stderr_line,
 )
 
 PROG = "explore-minimax-run"

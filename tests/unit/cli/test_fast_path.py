@@ -17,8 +17,9 @@ import typer
 from mmr.cli import bodies
 from mmr.cli.app import app
 from mmr.cli.dispatch import run
-from mmr.cli.fast_path import COMMANDS, fast_command, run_fast
+from mmr.cli.fast_path import fast_command, run_fast
 from mmr.cli.introspect import command_spec
+from mmr.cli.options import COMMANDS
 from mmr.errors import UsageError
 
 

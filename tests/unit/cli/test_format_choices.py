@@ -9,7 +9,7 @@ import typer
 
 from mmr.cli.app import app
 from mmr.cli.introspect import choices_of
-from mmr.formatters import FORMATS
+from mmr.vocabulary import FORMATS
 
 ROOT = typer.main.get_command(app)
 

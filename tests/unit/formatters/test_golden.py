@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mmr.formatters import FORMATS, render
+from mmr.formatters import render
+from mmr.vocabulary import FORMATS
 
 from .samples import SAMPLES
 

@@ -10,9 +10,10 @@ import pytest
 
 from mmr.acks.apply import AckPolicy, apply_acks
 from mmr.acks.jobs import iter_job_findings
-from mmr.acks.prune import DEFAULT_ACK_RETENTION_DAYS, prune_acks
+from mmr.acks.prune import prune_acks
 from mmr.acks.seen import LAST_SEEN_NAME, read_last_seen, record_sightings
 from mmr.acks.store import AckStore
+from mmr.config.schema import Defaults
 from mmr.errors import UsageError
 from mmr.models import ReconciledFinding
 from mmr.store.jobs import JobStore
@@ -80,7 +81,7 @@ def test_the_retention_boundary_and_override(store: AckStore) -> None:
     assert len(prune_acks(store, ["user"], retention_days=0, now=NOW, dry_run=True).removed) == 1
     assert len(prune_acks(store, ["user"], retention_days=89.5, now=NOW,
                           dry_run=True).removed) == 1
-    assert DEFAULT_ACK_RETENTION_DAYS == 90
+    assert Defaults().ack_retention_days == 90  # the retention `mmr ack prune` applies
 
 
 def test_jobs_still_in_the_store_count_as_sightings(store: AckStore, tmp_path: Path) -> None:

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from mmr.models import SEVERITY_ORDER, Finding
+from mmr.models import Finding
 from mmr.reconcile.collation import collate_key as ck
 from mmr.reconcile.jstext import utf16_len
 from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.stable_id import StableIdentity, identify, jaccard
+from mmr.vocabulary import SEVERITY_ORDER
 
 
 @dataclass(eq=False)

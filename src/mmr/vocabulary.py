@@ -1,0 +1,41 @@
+"""The words every layer shares: output formats, severities, the default gate, exit codes.
+
+Defined here once, at the bottom of the layers, and imported by the models, the
+formatters, the reconciler and the CLI alike (spec ch. 04 §1, §5.1, §5.5).
+Nothing here imports anything of mmr's.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Format = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
+#: Every ``--format`` a verdict document can be rendered in (``review``, ``results``,
+#: ``reconcile``); the first three are the reference's, the rest mmr's CI formats.
+FORMATS: tuple[Format, ...] = ("json", "text", "markdown", "sarif", "github", "rdjsonl")
+
+Severity = Literal["P0", "P1", "P2", "P3"]
+#: Most severe first.
+SEVERITIES: tuple[Severity, ...] = ("P0", "P1", "P2", "P3")
+SEVERITY_ORDER: dict[str, int] = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+#: Findings at or above this severity block when neither flag nor config sets one (§5.1).
+DEFAULT_FIX_THRESHOLD: Severity = "P2"
+
+Verdict = Literal["pass", "degraded-pass", "blocked", "needs-user-decision"]
+
+#: Exit codes (ch. 04 §5.5). 1 is also "still running" for ``results``/``reconcile``;
+#: a usage error is 1, never 2, because 2 means ``blocked``.
+EXIT_PASS = 0
+EXIT_ERROR = 1
+EXIT_BLOCKED = 2
+EXIT_NEEDS_USER_DECISION = 3
+EXIT_NOT_FOUND = 5
+EXIT_INTERRUPTED = 130
+
+#: Exit code for each verdict (ch. 04 §5.5).
+VERDICT_EXIT_CODES: dict[str, int] = {
+    "pass": EXIT_PASS,
+    "degraded-pass": EXIT_PASS,
+    "blocked": EXIT_BLOCKED,
+    "needs-user-decision": EXIT_NEEDS_USER_DECISION,
+}
