@@ -32,7 +32,7 @@ def patterns() -> _Patterns:
         begin=re.compile(r"-*BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-*"
                          r"|PuTTY-User-Key-File-\d+:[^\r\n]*"),
         end=re.compile(r"-*END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-*|Private-MAC:[ \t]*[0-9a-fA-F]+"),
-        body=re.compile(r"""(?P<pre>[ \t"'+|>]*)(?P<body>[A-Za-z0-9+/]{4,}={0,2})"""
+        body=re.compile(r"""(?P<pre>[ \t"'+|>]*)(?P<body>[A-Za-z0-9+/]+={0,2})"""
                         r"""(?P<post>(?:\\[rn])*["',;)]*[ \t]*\+?[ \t]*\\?)"""),
         header=re.compile(r"[ \t\"']*(?:[A-Za-z][A-Za-z0-9-]*:[ \t]|=[A-Za-z0-9+/]{4}\b)"),
         # A whole key inside one line (JSON-escaped or a one-line string): BEGIN … END,
@@ -52,19 +52,26 @@ class BlockState:
     """Per file section: inside a block since line ``opened_at`` (an index into ``out``)."""
 
     opened_at: int | None = None
+    #: Lines redacted only on the strength of the END line to come: (index, original).
+    tentative: list[tuple[int, str]] = field(default_factory=list)
     #: Indexes of consecutive full-width base64 lines seen outside any block.
     loose_run: list[int] = field(default_factory=list)
 
 
-def body_span(content: str) -> tuple[int, int] | None:
-    """The key material of a body line, or None when the line is not key-looking."""
+def body_span(content: str, *, lenient: bool = False) -> tuple[int, int] | None:
+    """The key material of a body line, or None when the line is not key-looking.
+
+    ``lenient`` accepts any run of the base64 alphabet (inside a block, to be confirmed by
+    its END line)."""
     match = patterns().body.fullmatch(content)
     if match is None:
         return None
     body = match.group("body")
+    if lenient:
+        return match.start("body"), match.end("body")
     # Short lines (a key's last line) need a digit or a base64 symbol, long ones two kinds
     # of character: a lone ``return`` or ``doSomethingUseful`` is code, not key material.
-    if len(body) < 16 and not any(c.isdigit() or c in "+/=" for c in body):
+    if len(body) < 4 or (len(body) < 16 and not any(c.isdigit() or c in "+/=" for c in body)):
         return None
     classes = (any(c.isdigit() for c in body) + any(c.islower() for c in body)
                + any(c.isupper() for c in body) + any(c in "+/=" for c in body))

@@ -52,8 +52,11 @@ class LineRedactor:
         if end is not None:
             self.out.append(content[:end.start()] + BLOCK_LINE + content[end.end():])
             self._state.opened_at = None
+            self._state.tentative = []
             return True
         span = body_span(content)
+        if span is None and (span := body_span(content, lenient=True)) is not None:
+            self._state.tentative.append((len(self.out), content))
         if span is not None:
             self.out.append(content[:span[0]] + BLOCK_LINE + content[span[1]:])
             return True
@@ -91,6 +94,9 @@ class LineRedactor:
         return redacted
 
     def _unterminated(self) -> None:
+        for index, original in self._state.tentative:  # no END came: they were code
+            self.out[index] = original
+        self._state.tentative = []
         if self._begin_hit is not None:
             hit = self.hits[self._begin_hit]
             self.hits[self._begin_hit] = LineHit(hit.index, "unterminated-private-key")
