@@ -57,7 +57,9 @@ _CONFIG_SUFFIXES = (".env", ".ini", ".cfg", ".conf", ".properties", ".yaml", ".y
 _MARKER = re.compile(r"<redacted(?::[a-z-]+)?>")
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z0-9]*[_.][A-Za-z0-9_.]*")
 _AWS_SECRET = re.compile(r"[A-Za-z0-9/+=]{40}")
-_BARE_TOKEN = re.compile(r"[A-Za-z0-9+/=_~-]+")
+#: An unquoted value in code: token characters only, with a digit (``USE_DEFAULT`` and
+#: other constants have none).
+_BARE_TOKEN = re.compile(r"(?=[^0-9]*[0-9])[A-Za-z0-9+/=_~-]+")
 _WORDS_IN_VALUE = re.compile(r"password|passwd|secret|token|key|auth|credential", re.I)
 
 
@@ -78,7 +80,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
         _NAME + r"""["'\]]{0,2}[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*(?==))?"""
         r"""(?P<op>:=|=>|=(?!=)|:(?![:/\\]))[ \t]*"""
         r"""(?P<value>""" + _QUOTED + r"""(?:[ \t]*(?:\+|\.|\|\|)?[ \t]*""" + _QUOTED
-        + r""")*+|[^\s'"`,;&#()<>{}\[\]=]++={0,2})""")
+        + r""")*+|[^\s'"`,;&()<>{}\[\]=]++={0,2})""")
     netrc = re.compile(r"(?:^|\s)(?:password|passwd|secret)\s+(?P<value>[^\s'\"]+)")
     xml = re.compile(r"<(?P<name>[A-Za-z_][\w.-]{0,60})>(?P<value>[^<\s]{6,1000})</")
     return assign, netrc, xml

@@ -19,7 +19,7 @@ from mmr.secrets.assignments import (
     is_secret_name,
     name_kind,
 )
-from mmr.secrets.credential_rules import token_rules, trigger
+from mmr.secrets.credential_rules import rules_for, trigger
 from mmr.secrets.key_blocks import patterns as key_patterns
 
 CredentialKind = str
@@ -97,18 +97,20 @@ def _headers() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return exact, loose
 
 
+@cache
+def _candidate() -> re.Pattern[str]:
+    words = (*_NAME_WORDS, *_HEADER_WORDS, "begin", "putty", "private-mac", "private key")
+    return re.compile(trigger().pattern + "|" + "|".join(map(re.escape, words)))
+
+
 def may_hold_credentials(text: str) -> bool:
     """A cheap test: False means nothing here can match anywhere in ``text``."""
-    lower = text.lower()
-    return (trigger().search(lower) is not None or any(w in lower for w in _NAME_WORDS)
-            or "begin" in lower or "putty" in lower or "private-mac" in lower)
+    return _candidate().search(text.lower()) is not None
 
 
 def _token_spans(text: str, lower: str) -> list[Span]:
     spans = []
-    for rule in token_rules():
-        if not any(word in lower for word in rule.keywords):
-            continue
+    for rule in rules_for(lower):
         for m in rule.pattern.finditer(text):
             group = "value" if "value" in rule.pattern.groupindex else 0
             value = m.group(group)
@@ -123,11 +125,18 @@ def _token_spans(text: str, lower: str) -> list[Span]:
 def _raw_spans(text: str, path: str | None) -> list[Span]:
     lower = text.lower()
     spans = _token_spans(text, lower)
-    for joined, pieces in concatenations(text):
-        # Split values are judged on the joined value: a token across literals.
-        for token in _token_spans(joined, joined.lower()):
-            spans += [Span(a, b, token.kind) for a, b in pieces if b > a]
-            break
+    quoted = text.count('"') + text.count("'") >= 4
+    for joined, pieces in concatenations(text) if quoted else ():
+        # Split values are judged on the joined value: every literal a credential found in
+        # the joined text touches is replaced.
+        inner = _token_spans(joined, joined.lower()) + [
+            Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(joined, None)]
+        offset = 0
+        for a, b in pieces:
+            touching = [s for s in inner if s.start < offset + b - a and offset < s.end]
+            if touching and b > a:
+                spans.append(Span(a, b, touching[0].kind))
+            offset += b - a
     if "private key" in lower:
         spans += [Span(m.start(), m.end(), "private-key")
                   for m in key_patterns().inline.finditer(text) if "\\" in m.group()]

@@ -123,6 +123,31 @@ def token_rules() -> tuple[TokenRule, ...]:
 @cache
 def trigger() -> re.Pattern[str]:
     """One regex over lower-cased text: no match means no token rule can match."""
-    words = sorted({word for _, keywords, _ in _TABLE for word in keywords}, key=len,
-                   reverse=True)
-    return re.compile("|".join(map(re.escape, words)))
+    return re.compile("|".join(map(re.escape, _keywords())))
+
+
+def _keywords() -> list[str]:
+    return sorted({word for _, keywords, _ in _TABLE for word in keywords}, key=len,
+                  reverse=True)
+
+
+@cache
+def _keyword_index() -> tuple[re.Pattern[str], dict[str, tuple[int, ...]]]:
+    """Every position's longest keyword (overlaps included), and each keyword's rules
+    with those of the keywords that are its prefixes (they matched at the same place)."""
+    words = _keywords()
+    rules_of: dict[str, set[int]] = {}
+    for index, (_, keywords, _) in enumerate(_TABLE):
+        for word in keywords:
+            rules_of.setdefault(word, set()).add(index)
+    expanded = {word: tuple(sorted({i for other in words if word.startswith(other)
+                                    for i in rules_of[other]})) for word in words}
+    return re.compile("(?=(" + "|".join(map(re.escape, words)) + "))"), expanded
+
+
+def rules_for(lower: str) -> list[TokenRule]:
+    """The token rules one of whose keywords occurs in ``lower``, in table order."""
+    finder, expanded = _keyword_index()
+    indexes = {i for word in set(finder.findall(lower)) for i in expanded[word]}
+    table = token_rules()
+    return [table[i] for i in sorted(indexes)]

@@ -87,6 +87,8 @@ def is_block_header(content: str) -> bool:
 
 def loose_body(content: str) -> tuple[int, int] | None:
     """A full-width base64 line (key-like even with no BEGIN line in sight)."""
+    if not 64 <= len(content) <= 96:
+        return None
     span = body_span(content)
     if span is None or span[1] - span[0] not in _KEY_WIDTHS:
         return None

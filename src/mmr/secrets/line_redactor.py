@@ -68,7 +68,8 @@ class LineRedactor:
 
     def _single(self, content: str, index: int, *, blocks: bool, path: str | None) -> str:
         patterns = key_patterns()
-        begin = patterns.begin.search(content) if blocks else None
+        begin = (patterns.begin.search(content)
+                 if blocks and ("BEGIN" in content or "PuTTY" in content) else None)
         if begin is not None and not (patterns.inline.search(content) and "\\" in content):
             self.hits.append(LineHit(index, "private-key"))
             self._begin_hit = len(self.hits) - 1
@@ -79,7 +80,8 @@ class LineRedactor:
             else:
                 rest = rest[end.end():]
             content = content[:begin.start()] + marker("private-key") + rest
-        elif blocks and patterns.end.search(content) is not None:
+        elif blocks and ("END" in content or "Private-MAC" in content) and (
+                patterns.end.search(content) is not None):
             self._backwards_from_end(index)
         elif blocks:
             self._loose(content, index)
