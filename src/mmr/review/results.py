@@ -4,6 +4,10 @@ Shared by ``review --sync``, ``mmr results`` and ``mmr reconcile``, so the same 
 always gives the same document: per-channel results (§4 step 2, in
 :mod:`mmr.review.channel_results`), reconciliation, acks, counts, gate and verdict.
 
+Whatever a model sent back is redacted here, once, before anything is stored or printed
+(:mod:`mmr.secrets.reply_redaction`): a credential repeated in a finding or an error
+reaches no format and no ``results.json``.
+
 Secret findings (ch. 06 §2.1 step 4) are stored with the job as
 ``channels/mmr-secrets.json`` — a findings object, not a job channel, so they join
 reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
@@ -23,6 +27,7 @@ from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, build_results, exit_code
 from mmr.review.channel_results import PARSE_REASONS, ChannelFilesView, channel_result
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
+from mmr.secrets.reply_redaction import redact_channel_result
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
@@ -48,8 +53,8 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     for name, entry in job.channels.items():
         files = ChannelFilesView(output=store.read_channel_output(job_id, name),
                                  log=store.read_log(job_id, name))
-        result, findings = channel_result(entry, files, touched, include_raw=include_raw,
-                                          repo_root=repo_root)
+        result, findings = redact_channel_result(*channel_result(
+            entry, files, touched, include_raw=include_raw, repo_root=repo_root))
         per_channel[name] = result
         if result.status == "completed":
             channel_findings[name] = findings

@@ -79,7 +79,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     assign = re.compile(
         _NAME + r"""["'\]]{0,2}[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*(?==))?"""
         r"""(?P<op>:=|=>|=(?!=)|:(?![:/\\]))[ \t]*"""
-        r"""(?P<value>""" + _QUOTED + r"""(?:[ \t]*(?:\+|\.|\|\|)?[ \t]*""" + _QUOTED
+        r"""(?P<value>\(?[ \t]*""" + _QUOTED + r"""(?:[ \t]*(?:\+|\.|\|\|)?[ \t]*""" + _QUOTED
         + r""")*+|[^\s'"`,;&()<>{}\[\]=]++={0,2})""")
     netrc = re.compile(r"(?:^|\s)(?:password|passwd|secret)\s+(?P<value>[^\s'\"]+)")
     xml = re.compile(r"<(?P<name>[A-Za-z_][\w.-]{0,60})>(?P<value>[^<\s]{6,1000})</")
@@ -158,7 +158,7 @@ def assignment_spans(text: str, path: str | None) -> list[ValueSpan]:
         if not is_secret_name(name):
             continue
         start = m.start("value")
-        if value[:1] in "\"'`":
+        if value.lstrip("( \t")[:1] in "\"'`":
             pieces = [(start + p.start() + 1, start + p.end() - 1)
                       for p in _literal().finditer(value)]
             joined = "".join(text[a:b] for a, b in pieces)

@@ -106,17 +106,26 @@ class LineRedactor:
         self._begin_hit = None
 
     def _backwards_from_end(self, end_index: int) -> None:
-        """An END line with no BEGIN before it: its body lines are still key material."""
-        first = None
+        """An END line with no BEGIN before it: its body lines are still key material
+        (full-width lines already taken as a loose run join the key)."""
+        first, changed = None, False
         for index in range(end_index - 1, self._section_start - 1, -1):
-            span = body_span(self.out[index])
-            if span is None or self.out[index].strip() == BLOCK_LINE:
+            line = self.out[index]
+            if line.strip(" \t\"'") == BLOCK_LINE:
+                first = index
+                continue
+            span = body_span(line)
+            if span is None:
                 break
-            self.out[index] = self.out[index][:span[0]] + BLOCK_LINE + self.out[index][span[1]:]
-            first = index
-        if first is not None:
+            self.out[index] = line[:span[0]] + BLOCK_LINE + line[span[1]:]
+            first, changed = index, True
+        self._flush_loose()
+        if first is None:
+            return
+        absorbed = [h for h in self.hits if h.kind == "key-body" and first <= h.index < end_index]
+        if changed or absorbed:
+            self.hits = [h for h in self.hits if h not in absorbed]
             self.hits.append(LineHit(first, "private-key"))
-        self._state.loose_run = []
 
     def _loose(self, content: str, index: int) -> None:
         run = self._state.loose_run
