@@ -50,7 +50,12 @@ DEFAULT_GITLEAKS = ROOT.parent.parent / "shared" / "data" / "gitleaks" / "gitlea
 FP_PACKAGES = ("rich", "httpx", "pydantic", "click")
 
 #: Why each known mmr hit on third-party code is there: (file suffix, kind) -> reason.
-FP_REASONS: dict[tuple[str, str], str] = {}
+FP_REASONS: dict[tuple[str, str], str] = {
+    ("httpx/_urls.py", "url-password"): "docstring/example URL with a literal password "
+    "(`user:a%20secret@host`): credential-shaped by design; only the password is hidden",
+    ("httpx/_urls.py", "password"): "example `password=\"a secret\"` keyword argument in a "
+    "docstring: a hard-coded password literal in form; the code around it stays",
+}
 
 
 # --------------------------------------------------------------------------- gitleaks
@@ -311,7 +316,7 @@ def timing() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gitleaks", type=Path, default=DEFAULT_GITLEAKS)
-    parser.add_argument("--fp-lines", type=int, default=3_000,
+    parser.add_argument("--fp-lines", type=int, default=12_000,
                         help="lines of third-party source per package")
     args = parser.parse_args()
     coverage(args.gitleaks)

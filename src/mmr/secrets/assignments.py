@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from mmr.secrets.secret_names import name_parts
 
@@ -54,17 +54,20 @@ _PLACEHOLDERS = frozenset({"none", "null", "nil", "true", "false", "undefined", 
 _CONFIG_SUFFIXES = (".env", ".ini", ".cfg", ".conf", ".properties", ".yaml", ".yml", ".toml",
                     ".npmrc", ".pypirc", ".netrc", "_netrc", ".envrc", ".json", ".tfvars",
                     ".sh", ".bash", ".zsh", "dockerfile", ".config", ".kubeconfig", ".env.example")
-_MARKER = re.compile(r"<redacted(?::[a-z-]+)?>")
-_IDENTIFIER_LIKE = re.compile(r"[A-Za-z0-9]*[_.][A-Za-z0-9_.]*")
-_AWS_SECRET = re.compile(r"[A-Za-z0-9/+=]{40}")
-#: An unquoted value in code: token characters only, with a digit (``USE_DEFAULT`` and
-#: other constants have none).
-_BARE_TOKEN = re.compile(r"(?=[^0-9]*[0-9])[A-Za-z0-9+/=_~-]+")
-_WORDS_IN_VALUE = re.compile(r"password|passwd|secret|token|key|auth|credential", re.I)
 
 
-@dataclass(frozen=True)
-class ValueSpan:
+@cache
+def _values() -> tuple[re.Pattern[str], ...]:
+    """(marker, identifier-like, AWS secret, bare token, secret words), compiled on use."""
+    return (re.compile(r"<redacted(?::[a-z0-9-]+)?>"),
+            re.compile(r"[A-Za-z0-9]*[_.][A-Za-z0-9_.]*"), re.compile(r"[A-Za-z0-9/+=]{40}"),
+            # An unquoted value in code: token characters only, with a digit
+            # (``USE_DEFAULT`` and other constants have none).
+            re.compile(r"(?=[^0-9]*[0-9])[A-Za-z0-9+/=_~-]+"),
+            re.compile(r"password|passwd|secret|token|key|auth|credential", re.I))
+
+
+class ValueSpan(NamedTuple):
     start: int
     end: int
     name: str
@@ -126,10 +129,10 @@ def is_secret_value(name: str, value: str, *, config_file: bool) -> bool:
     stripped = value.strip()
     if (len(stripped) < 6 or stripped.startswith(_PLACEHOLDER_STARTS) or "${" in stripped
             or "{{" in stripped or "%s" in stripped or "{}" in stripped or "{0}" in stripped
-            or _MARKER.search(stripped) or stripped.lower() in _PLACEHOLDERS
+            or _values()[0].search(stripped) or stripped.lower() in _PLACEHOLDERS
             or len(set(stripped)) <= 2 or "://" in stripped):
         return False
-    if _IDENTIFIER_LIKE.fullmatch(stripped) and _WORDS_IN_VALUE.search(stripped):
+    if _values()[1].fullmatch(stripped) and _values()[4].search(stripped):
         return False  # a name (``API_TOKEN``, ``password_hash``), not a value
     if _is_password_name(name):
         words = stripped.split()
@@ -165,12 +168,12 @@ def assignment_spans(text: str, path: str | None) -> list[ValueSpan]:
             if is_secret_value(name, joined, config_file=True):
                 spans += [ValueSpan(a, b, name) for a, b in pieces if b > a]
             continue
-        if name_kind(name) == "aws-secret-key" and _AWS_SECRET.fullmatch(value):
+        if name_kind(name) == "aws-secret-key" and _values()[2].fullmatch(value):
             spans.append(ValueSpan(start, m.end("value"), name))
             continue
         # ``Server=…;Password=…;`` is a connection string whatever file holds it.
         listed = config or ";" in (text[m.start() - 1:m.start()], text[m.end():m.end() + 1])
-        bare = _BARE_TOKEN.fullmatch(value) is not None and looks_random(value, 16)
+        bare = _values()[3].fullmatch(value) is not None and looks_random(value, 16)
         if (listed or bare) and is_secret_value(name, value, config_file=listed):
             spans.append(ValueSpan(start, m.end("value"), name))
     if config or "machine" in text:

@@ -10,8 +10,8 @@ Only the value is replaced, never the code around it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from mmr.secrets.assignments import (
     assignment_spans,
@@ -55,11 +55,17 @@ LOW_CONFIDENCE_KINDS = frozenset({"authorization", "password", "secret-value", "
 
 #: The six RM-3 patterns, exactly as the review wrapper spec gives them; ``refuse`` also
 #: refuses on every high-confidence kind found (see :func:`is_high_confidence`).
-REFUSAL_PATTERN = re.compile(
-    r"ghp_[A-Za-z0-9]|glpat-|x-access-token:|Authorization:|BEGIN [A-Z ]*PRIVATE KEY"
-    r"|AKIA[0-9A-Z]{16}"
-)
-MARKER = re.compile(r"<redacted(?::[a-z0-9-]+)?>")
+@cache
+def refusal_pattern() -> re.Pattern[str]:
+    return re.compile(
+        r"ghp_[A-Za-z0-9]|glpat-|x-access-token:|Authorization:|BEGIN [A-Z ]*PRIVATE KEY"
+        r"|AKIA[0-9A-Z]{16}")
+
+
+@cache
+def marker_pattern() -> re.Pattern[str]:
+    """What a replaced value reads: never a credential itself."""
+    return re.compile(r"<redacted(?::[a-z0-9-]+)?>")
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "contrase")
 _HEADER_WORDS = ("authorization",)
 _URL_PLACEHOLDERS = frozenset({"pass", "password", "passwd", "pwd", "secret", "user",
@@ -79,8 +85,7 @@ def marker(kind: str) -> str:
     return f"<redacted:{kind}>"
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """Characters ``[start, end)`` of one line that hold a credential."""
 
     start: int
@@ -114,7 +119,7 @@ def _token_spans(text: str, lower: str) -> list[Span]:
         for m in rule.pattern.finditer(text):
             group = "value" if "value" in rule.pattern.groupindex else 0
             value = m.group(group)
-            if MARKER.search(value) or (rule.check is not None and not rule.check(value)):
+            if marker_pattern().search(value) or (rule.check is not None and not rule.check(value)):
                 continue
             if rule.kind == "url-password" and value.lower() in _URL_PLACEHOLDERS:
                 continue
@@ -145,7 +150,8 @@ def _raw_spans(text: str, path: str | None) -> list[Span]:
     if "authoriz" in lower:
         for pattern in _headers():
             guesses += [Span(m.start("value"), m.end("value"), "authorization")
-                        for m in pattern.finditer(text) if not MARKER.search(m.group("value"))]
+                        for m in pattern.finditer(text)
+                        if not marker_pattern().search(m.group("value"))]
     if any(word in lower for word in _NAME_WORDS):
         guesses += [Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(text, path)]
     return spans + [g for g in guesses
@@ -182,6 +188,17 @@ def replace_spans(text: str, spans: list[Span]) -> str:
     return "".join(pieces)
 
 
-__all__ = ["KIND_LABELS", "MARKER", "REFUSAL_PATTERN", "CredentialKind", "Span",
-           "credential_spans", "is_high_confidence", "is_secret_name", "label", "marker",
-           "may_hold_credentials", "replace_spans"]
+__all__ = [
+    "KIND_LABELS",
+    "CredentialKind",
+    "Span",
+    "credential_spans",
+    "is_high_confidence",
+    "is_secret_name",
+    "label",
+    "marker",
+    "marker_pattern",
+    "may_hold_credentials",
+    "refusal_pattern",
+    "replace_spans",
+]

@@ -9,19 +9,16 @@ string with a wrong checksum is still not sent anywhere.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 #: A token must not be glued to a longer run of the same alphabet on its left.
 _L = r"(?<![A-Za-z0-9_])"
 
 
-@dataclass(frozen=True)
-class TokenRule:
+class TokenRule(NamedTuple):
     kind: str
     keywords: tuple[str, ...]
     pattern: re.Pattern[str]
@@ -30,6 +27,9 @@ class TokenRule:
 
 
 def _decodes_to_private_key(text: str) -> bool:
+    import base64
+    import binascii
+
     head = text[:96]
     head = head[: len(head) - len(head) % 4]
     try:

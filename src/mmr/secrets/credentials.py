@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from mmr.models import Finding
 from mmr.secrets.credential_patterns import (
-    REFUSAL_PATTERN,
     CredentialKind,
     is_high_confidence,
     label,
     may_hold_credentials,
+    refusal_pattern,
 )
 from mmr.secrets.line_redactor import LineRedactor
 from mmr.unidiff.walk import walk_diff
@@ -43,7 +43,7 @@ class CredentialHit:
 
 def refusable(diff_text: str, hits: list[CredentialHit] | tuple[CredentialHit, ...]) -> bool:
     """What ``on_credentials: refuse`` checks: an RM-3 pattern, or any high-confidence hit."""
-    return REFUSAL_PATTERN.search(diff_text) is not None or any(
+    return refusal_pattern().search(diff_text) is not None or any(
         hit.high_confidence for hit in hits)
 
 
@@ -75,9 +75,9 @@ def redact_diff(diff_text: str) -> tuple[str, list[CredentialHit]]:
     redactor.finish()
     text = "".join(entry.prefix + content + entry.line_ending
                    for entry, content in zip(entries, redactor.out, strict=True))
-    hits = [CredentialHit(hit.kind, entries[hit.index].file, entries[hit.index].line,
-                          entries[hit.index].added)
-            for hit in sorted(redactor.hits, key=lambda h: h.index)]
+    hits = [CredentialHit(hit.kind, entries[hit.at].file, entries[hit.at].line,
+                          entries[hit.at].added)
+            for hit in sorted(redactor.hits, key=lambda h: h.at)]
     return text, hits
 
 

@@ -11,14 +11,13 @@ the diff are caught backwards from their END line, or as a run of full-width bas
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 BLOCK_LINE = "<redacted>"
 
 
-@dataclass(frozen=True)
-class _Patterns:
+class _Patterns(NamedTuple):
     begin: re.Pattern[str]
     end: re.Pattern[str]
     body: re.Pattern[str]
@@ -47,15 +46,15 @@ def patterns() -> _Patterns:
 _KEY_WIDTHS = frozenset({64, 70, 76})
 
 
-@dataclass
 class BlockState:
     """Per file section: inside a block since line ``opened_at`` (an index into ``out``)."""
 
-    opened_at: int | None = None
-    #: Lines redacted only on the strength of the END line to come: (index, original).
-    tentative: list[tuple[int, str]] = field(default_factory=list)
-    #: Indexes of consecutive full-width base64 lines seen outside any block.
-    loose_run: list[int] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.opened_at: int | None = None
+        #: Lines redacted only on the strength of the END line to come: (index, original).
+        self.tentative: list[tuple[int, str]] = []
+        #: Indexes of consecutive full-width base64 lines seen outside any block.
+        self.loose_run: list[int] = []
 
 
 def body_span(content: str, *, lenient: bool = False) -> tuple[int, int] | None:

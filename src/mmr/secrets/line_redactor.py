@@ -8,16 +8,15 @@ get the redacted contents back and, per hit, the index of its line and its kind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mmr.secrets.credential_patterns import credential_spans, marker, replace_spans
 from mmr.secrets.key_blocks import BLOCK_LINE, BlockState, body_span, is_block_header, loose_body
 from mmr.secrets.key_blocks import patterns as key_patterns
 
 
-@dataclass(frozen=True)
-class LineHit:
-    index: int
+class LineHit(NamedTuple):
+    at: int
     kind: str
 
 
@@ -101,7 +100,7 @@ class LineRedactor:
         self._state.tentative = []
         if self._begin_hit is not None:
             hit = self.hits[self._begin_hit]
-            self.hits[self._begin_hit] = LineHit(hit.index, "unterminated-private-key")
+            self.hits[self._begin_hit] = LineHit(hit.at, "unterminated-private-key")
         self._state.opened_at = None
         self._begin_hit = None
 
@@ -122,7 +121,7 @@ class LineRedactor:
         self._flush_loose()
         if first is None:
             return
-        absorbed = [h for h in self.hits if h.kind == "key-body" and first <= h.index < end_index]
+        absorbed = [h for h in self.hits if h.kind == "key-body" and first <= h.at < end_index]
         if changed or absorbed:
             self.hits = [h for h in self.hits if h not in absorbed]
             self.hits.append(LineHit(first, "private-key"))
