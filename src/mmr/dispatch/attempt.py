@@ -37,6 +37,7 @@ from mmr.errors import MmrError
 from mmr.models import ChannelStatus
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.process.types import ProcessOutcome
+from mmr.secrets.critique_redaction import redact_credentials
 from mmr.store.records import iso_timestamp
 
 #: The most stdout mmr keeps in memory and parses from one reply; the rest of a longer
@@ -120,7 +121,8 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
         await in_thread(ctx.store.discard_stdout_spool, ctx.job_id, plan.name)
     result = settle(outcome, started_at, spool)
     if result.raw is not None:
-        await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name, result.raw)
+        await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name,
+                        redact_credentials(result.raw)[0])
     return result
 
 
@@ -141,6 +143,7 @@ async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext,
     started_at = await _mark_running(plan, ctx, attempt)
     result = await run_http_channel(plan)
     if result.status == "completed" and result.content is not None:
-        await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name, result.content)
+        await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name,
+                        redact_credentials(result.content)[0])
         return AttemptResult("completed", started_at, raw=result.content)
     return AttemptResult(result.status, started_at, log=result.log or result.error)

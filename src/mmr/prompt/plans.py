@@ -4,7 +4,8 @@ The run-wide diff has already been through ``diff_exclude`` and the run's budget
 channel, in this order: its own ``max_diff_lines`` (over it: ``skipped``,
 ``diff_too_large``), its ``on_credentials`` policy (``redact`` gets the redacted copy,
 ``allow`` the verbatim one, ``refuse`` is ``skipped`` with ``credential_refused`` when an
-RM-3 pattern matches), then its own ``diff_exclude`` (nothing left: ``skipped``,
+RM-3 pattern matches or any high-confidence credential was found — name- and entropy-judged
+values only redact), then its own ``diff_exclude`` (nothing left: ``skipped``,
 ``nothing_to_review``). A skipped channel never gets an auth check and is never
 compensated. The rest get a :class:`~mmr.dispatch.plan.ChannelPlan`.
 """
@@ -26,9 +27,9 @@ from mmr.prompt.assemble import apply_wrapper, assemble_prompt
 from mmr.secrets.credentials import (
     REFUSAL_MESSAGE,
     CredentialHit,
-    has_refusable_credentials,
     redact_diff,
     redaction_warning,
+    refusable,
 )
 from mmr.unidiff.sections import exclude_sections, normalize_pattern
 
@@ -49,7 +50,7 @@ class PreparedDiff:
     def prepare(cls, text: str, line_count: int) -> PreparedDiff:
         redacted, hits = redact_diff(text)
         return cls(text=text, redacted=redacted, hits=tuple(hits), line_count=line_count,
-                   refusable=has_refusable_credentials(text))
+                   refusable=refusable(text, hits))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mmr.models import ChannelCoverage, Coverage
 from mmr.reconcile.anchoring import DiffScope
 from mmr.review.channel_results import SKIP_REASON_TEXT
-from mmr.secrets.credential_patterns import MARKER
+from mmr.secrets.credential_patterns import marker_pattern
 from mmr.store.records import JobRecord
 
 
@@ -27,7 +27,7 @@ def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage
         lines_added=scope.added if scope else 0,
         lines_removed=scope.removed if scope else 0,
         diff_lines=diff.count("\n") + (1 if diff and not diff.endswith("\n") else 0),
-        redacted_credentials=len(MARKER.findall(diff)),
+        redacted_credentials=len(marker_pattern().findall(diff)),
         excluded_files=excluded_files,
         channels=channels,
         partial=bool(excluded_files or channels),

@@ -4,6 +4,10 @@ Shared by ``review --sync``, ``mmr results`` and ``mmr reconcile``, so the same 
 always gives the same document: per-channel results (§4 step 2, in
 :mod:`mmr.review.channel_results`), reconciliation, acks, counts, gate and verdict.
 
+Whatever a model sent back is redacted here, once, before anything is stored or printed
+(:mod:`mmr.secrets.reply_redaction`): a credential repeated in a finding or an error
+reaches no format and no ``results.json``.
+
 Secret findings (ch. 06 §2.1 step 4) are stored with the job as
 ``channels/mmr-secrets.json`` — a findings object, not a job channel, so they join
 reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
@@ -24,6 +28,7 @@ from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
 from mmr.review.channel_results import ChannelFilesView, channel_result
 from mmr.review.coverage import job_coverage
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
+from mmr.secrets.reply_redaction import redact_channel_result, redact_findings
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
@@ -54,11 +59,12 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
                                  log=store.read_log(job_id, name))
         result, placed = channel_result(entry, files, scope, include_raw=include_raw,
                                         repo_root=repo_root)
+        result = redact_channel_result(result)
         per_channel[name] = result
         if result.status == "completed":
-            channel_findings[name] = placed.in_diff
-            outside[name] = placed.outside_diff
-            unanchored[name] = placed.unanchored
+            channel_findings[name] = redact_findings(placed.in_diff)
+            outside[name] = redact_findings(placed.outside_diff)
+            unanchored[name] = redact_findings(placed.unanchored)
     secrets = _secret_findings(store, job)
     if secrets:
         channel_findings[SECRET_FINDINGS_SOURCE] = secrets

@@ -1,143 +1,174 @@
-"""Credential-shaped strings: the patterns, their kinds, and the spans to replace (ch. 06 §2.1).
+"""Credential-shaped strings in one line: their kinds and the spans to replace (ch. 06 §2.1).
 
-Unlike :mod:`mmr.secrets.redact`, which judges a value by the *name* attached to it, these
-patterns recognise the credential *value* itself (a GitHub token, an AWS key id), because
-a diff under review carries values, not labelled config.
+Unlike :mod:`mmr.secrets.redact`, which judges a config value by the *name* attached to
+it, these recognise the credential *value*: a vendor token format
+(:mod:`mmr.secrets.credential_rules`), a URL's password, an ``Authorization`` header's
+credentials, or a value assigned to a secret-like name (:mod:`mmr.secrets.assignments`).
+Only the value is replaced, never the code around it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+from functools import cache
+from typing import NamedTuple
 
-from mmr.secrets.secret_names import name_parts
+from mmr.secrets.assignments import (
+    assignment_spans,
+    concatenations,
+    is_secret_name,
+    name_kind,
+)
+from mmr.secrets.credential_rules import rules_for, trigger
+from mmr.secrets.key_blocks import patterns as key_patterns
 
-CredentialKind = Literal[
-    "github-token", "gitlab-token", "access-token", "authorization", "private-key",
-    "aws-access-key", "aws-secret-key", "slack-token", "google-api-key", "password",
-]
+CredentialKind = str
 
-#: What a finding calls each kind (never the value).
-KIND_LABELS: dict[CredentialKind, str] = {
+#: What a finding calls each kind (never the value). Kinds not listed read "<kind> credential".
+KIND_LABELS: dict[str, str] = {
     "github-token": "GitHub token",
-    "gitlab-token": "GitLab personal access token",
+    "gitlab-token": "GitLab token",
     "access-token": "access token in a URL (x-access-token)",
     "authorization": "Authorization header value",
     "private-key": "private key block",
+    "unterminated-private-key": "private key block without an END line (only its key-looking "
+    "lines were redacted; check the code after it)",
+    "key-body": "key-looking base64 block without its BEGIN line",
     "aws-access-key": "AWS access key ID",
     "aws-secret-key": "AWS secret access key",
+    "aws-session-token": "AWS session token",
     "slack-token": "Slack token",
+    "slack-webhook": "Slack webhook URL",
     "google-api-key": "Google API key",
     "password": "hard-coded password or secret",
+    "secret-value": "random-looking value assigned to a secret-like name",
+    "url-password": "password in a URL or connection string",
+    "jwt": "JSON Web Token",
+    "openai-key": "OpenAI API key",
+    "anthropic-key": "Anthropic API key",
+    "stripe-key": "Stripe secret key",
+    "npm-token": "npm access token",
+    "pypi-token": "PyPI upload token",
 }
+#: Kinds judged by a name or an entropy guess: they redact, but never refuse.
+LOW_CONFIDENCE_KINDS = frozenset({"authorization", "password", "secret-value", "key-body"})
 
-#: The six RM-3 patterns, exactly as the review wrapper spec gives them. Only these make
-#: an ``on_credentials: refuse`` channel refuse; the extra formats below only redact.
-REFUSAL_PATTERN = re.compile(
-    r"ghp_[A-Za-z0-9]|glpat-|x-access-token:|Authorization:|BEGIN [A-Z ]*PRIVATE KEY"
-    r"|AKIA[0-9A-Z]{16}"
-)
-PRIVATE_KEY_BEGIN = re.compile(r"BEGIN [A-Z ]*PRIVATE KEY")
-PRIVATE_KEY_END = re.compile(r"END [A-Z ]*PRIVATE KEY")
-
-#: Patterns whose whole match is the credential.
-_TOKENS: tuple[tuple[CredentialKind, re.Pattern[str]], ...] = (
-    ("github-token", re.compile(r"ghp_[A-Za-z0-9]+")),
-    ("github-token", re.compile(r"gh[oprsu]_[A-Za-z0-9]{36,}")),
-    ("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{22,}")),
-    ("gitlab-token", re.compile(r"glpat-[A-Za-z0-9_-]*")),
-    ("aws-access-key", re.compile(r"AKIA[0-9A-Z]{16}")),
-    ("slack-token", re.compile(r"xox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}")),
-)
-_ASSIGN = r"""["']?\s*(?::=|=>|[:=])\s*"""
-# The name patterns below start only where a name starts (the look-behinds): tried from
-# every position inside a long identifier, they would take quadratic time.
-#: Patterns where only the ``value`` group is the credential; the label around it stays.
-_VALUES: tuple[tuple[CredentialKind, re.Pattern[str]], ...] = (
-    ("access-token", re.compile(r"x-access-token:(?P<value>[^@\s]+)")),
-    ("authorization", re.compile(r"Authorization:[ \t]*(?P<value>\S.*)")),
-    ("aws-secret-key", re.compile(
-        # Atomic and possessive: the name is the whole identifier, never re-split, so a
-        # long run of "aws_secret_access_key" stays linear (backtracking was quadratic).
-        r"(?<![A-Za-z0-9_.-])(?i:(?>[A-Za-z0-9_.-]*?aws_secret_access_key)[A-Za-z0-9_.-]*+)"
-        + _ASSIGN
-        + r"""["']?(?P<value>[A-Za-z0-9/+=]{20,})""")),
-)
-_PASSWORD_ASSIGNMENT = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)" + _ASSIGN
-    + r"""(?:"(?P<dq>[^"\n]{8,})"|'(?P<sq>[^'\n]{8,})')"""
-)
-#: Every pattern above, lower-cased: each match contains one of these. Searching the
-#: lower-cased text is a superset test and far faster than a case-insensitive regex.
-_TRIGGER = re.compile(
-    r"gh[oprsu]_|github_pat_|glpat-|akia|xox[abprs]-|aiza|x-access-token:|authorization:"
-    r"|aws_secret_access_key|password|passwd|secret|private key"
-)
-_PASSWORD_WORDS = frozenset({"password", "passwd", "secret"})
-#: A trailing word that makes the name describe the secret rather than hold it.
-_DESCRIPTIVE_SUFFIXES = frozenset({
-    "name", "names", "file", "path", "env", "var", "field", "label", "prompt", "placeholder",
-    "hint", "help", "message", "msg", "text", "title", "pattern", "regex", "url", "dir", "type",
-})
-_PLACEHOLDER_STARTS = ("$", "{{", "%(", "<", "os.environ", "process.env")
-MARKER = re.compile(r"<redacted(?::[a-z-]+)?>")
+#: The six RM-3 patterns, exactly as the review wrapper spec gives them; ``refuse`` also
+#: refuses on every high-confidence kind found (see :func:`is_high_confidence`).
+@cache
+def refusal_pattern() -> re.Pattern[str]:
+    return re.compile(
+        r"ghp_[A-Za-z0-9]|glpat-|x-access-token:|Authorization:|BEGIN [A-Z ]*PRIVATE KEY"
+        r"|AKIA[0-9A-Z]{16}")
 
 
-def marker(kind: CredentialKind) -> str:
-    """The text that replaces a credential of this kind in the diff."""
+@cache
+def marker_pattern() -> re.Pattern[str]:
+    """What a replaced value reads: never a credential itself."""
+    return re.compile(r"<redacted(?::[a-z0-9-]+)?>")
+_NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "contrase")
+_HEADER_WORDS = ("authorization",)
+_URL_PLACEHOLDERS = frozenset({"pass", "password", "passwd", "pwd", "secret", "user",
+                               "username", "token", "x", "xxx", "foo", "bar", "changeme"})
+
+
+def label(kind: str) -> str:
+    return KIND_LABELS.get(kind, kind.replace("-", " ") + " credential")
+
+
+def is_high_confidence(kind: str) -> bool:
+    return kind not in LOW_CONFIDENCE_KINDS
+
+
+def marker(kind: str) -> str:
+    """The text that replaces a credential of this kind."""
     return f"<redacted:{kind}>"
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """Characters ``[start, end)`` of one line that hold a credential."""
 
     start: int
     end: int
-    kind: CredentialKind
+    kind: str
+
+
+@cache
+def _headers() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    exact = re.compile(r"Authorization:[ \t]*(?P<value>(?:(?:Bearer|Basic|Token|Digest|Bot"
+                       r"|Negotiate|NTLM)[ \t]+)?[^\s'\"`,;)<]+)")
+    loose = re.compile(r"(?i:authorization)[\"']?[ \t]*[:=,][ \t]*[\"']?(?P<value>(?i:bearer"
+                       r"|basic|token)[ \t]+[A-Za-z0-9._~+/=-]{8,})")
+    return exact, loose
+
+
+@cache
+def _candidate() -> re.Pattern[str]:
+    words = (*_NAME_WORDS, *_HEADER_WORDS, "begin", "putty", "private-mac", "private key")
+    return re.compile(trigger().pattern + "|" + "|".join(map(re.escape, words)))
 
 
 def may_hold_credentials(text: str) -> bool:
-    """A cheap test: False means no pattern here can match anywhere in ``text``."""
-    return _TRIGGER.search(text.lower()) is not None
+    """A cheap test: False means nothing here can match anywhere in ``text``."""
+    return _candidate().search(text.lower()) is not None
 
 
-def _is_password_literal(name: str, value: str) -> bool:
-    parts = [part for part in name_parts(name) if part]
-    if not parts or not _PASSWORD_WORDS.intersection(parts):
-        return False
-    if parts[-1] in _DESCRIPTIVE_SUFFIXES:
-        return False
-    return not (value.startswith(_PLACEHOLDER_STARTS) or "${" in value or "{{" in value
-                or MARKER.fullmatch(value))
-
-
-def _raw_spans(text: str) -> list[Span]:
-    if not may_hold_credentials(text):
-        return []
-    spans = [Span(m.start(), m.end(), kind) for kind, pattern in _TOKENS
-             for m in pattern.finditer(text)]
-    for kind, pattern in _VALUES:
-        for m in pattern.finditer(text):
-            if not MARKER.fullmatch(m.group("value").rstrip()):
-                spans.append(Span(m.start("value"), m.end("value"), kind))
-    for m in _PASSWORD_ASSIGNMENT.finditer(text):
-        group = "dq" if m.group("dq") is not None else "sq"
-        if _is_password_literal(m.group("name"), m.group(group)):
-            spans.append(Span(m.start(group), m.end(group), "password"))
+def _token_spans(text: str, lower: str) -> list[Span]:
+    spans = []
+    for rule in rules_for(lower):
+        for m in rule.pattern.finditer(text):
+            group = "value" if "value" in rule.pattern.groupindex else 0
+            value = m.group(group)
+            if marker_pattern().search(value) or (rule.check is not None and not rule.check(value)):
+                continue
+            if rule.kind == "url-password" and value.lower() in _URL_PLACEHOLDERS:
+                continue
+            spans.append(Span(m.start(group), m.end(group), rule.kind))
     return spans
 
 
-def credential_spans(text: str) -> list[Span]:
+def _raw_spans(text: str, path: str | None) -> list[Span]:
+    lower = text.lower()
+    spans = _token_spans(text, lower)
+    quoted = text.count('"') + text.count("'") >= 4
+    for joined, pieces in concatenations(text) if quoted else ():
+        # Split values are judged on the joined value: every literal a credential found in
+        # the joined text touches is replaced.
+        inner = _token_spans(joined, joined.lower()) + [
+            Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(joined, None)]
+        offset = 0
+        for a, b in pieces:
+            touching = [s for s in inner if s.start < offset + b - a and offset < s.end]
+            if touching and b > a:
+                spans.append(Span(a, b, touching[0].kind))
+            offset += b - a
+    if "private key" in lower:
+        spans += [Span(m.start(), m.end(), "private-key")
+                  for m in key_patterns().inline.finditer(text) if "\\" in m.group()]
+    # Name- and header-judged values yield to the precise spans of a known format.
+    guesses: list[Span] = []
+    if "authoriz" in lower:
+        for pattern in _headers():
+            guesses += [Span(m.start("value"), m.end("value"), "authorization")
+                        for m in pattern.finditer(text)
+                        if not marker_pattern().search(m.group("value"))]
+    if any(word in lower for word in _NAME_WORDS):
+        guesses += [Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(text, path)]
+    return spans + [g for g in guesses
+                    if not any(s.start < g.end and g.start < s.end for s in spans)]
+
+
+def credential_spans(text: str, path: str | None = None) -> list[Span]:
     """Non-overlapping credential spans in one line, left to right.
 
     Overlapping matches (a GitHub token inside an ``x-access-token:`` URL) merge into one
     span that keeps the kind of the match that starts first (the longer one on a tie).
+    ``path`` (the file the line is in) lets config files assign unquoted values.
     """
+    if not may_hold_credentials(text):
+        return []
     merged: list[Span] = []
-    for span in sorted(_raw_spans(text), key=lambda s: (s.start, -s.end)):
+    for span in sorted(_raw_spans(text, path), key=lambda s: (s.start, -s.end)):
         if merged and span.start < merged[-1].end:
             last = merged[-1]
             merged[-1] = Span(last.start, max(last.end, span.end), last.kind)
@@ -155,3 +186,19 @@ def replace_spans(text: str, spans: list[Span]) -> str:
         cursor = span.end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+__all__ = [
+    "KIND_LABELS",
+    "CredentialKind",
+    "Span",
+    "credential_spans",
+    "is_high_confidence",
+    "is_secret_name",
+    "label",
+    "marker",
+    "marker_pattern",
+    "may_hold_credentials",
+    "refusal_pattern",
+    "replace_spans",
+]

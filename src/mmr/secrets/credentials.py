@@ -2,8 +2,8 @@
 
 The diff is walked line by line so each hit knows its file and its line number (new-file
 numbers from the hunk headers for added and context lines, old-file numbers for removed
-ones). Only the credential is replaced: line prefixes, file headers and hunk ranges stay,
-so paths and the diff-location filter keep working.
+ones). Only the credential is replaced: line prefixes, file headers, hunk ranges and the
+code around a value stay, so paths, the diff-location filter and the review keep working.
 """
 
 from __future__ import annotations
@@ -12,22 +12,18 @@ from dataclasses import dataclass
 
 from mmr.models import Finding
 from mmr.secrets.credential_patterns import (
-    KIND_LABELS,
-    PRIVATE_KEY_BEGIN,
-    PRIVATE_KEY_END,
-    REFUSAL_PATTERN,
     CredentialKind,
-    credential_spans,
-    marker,
+    is_high_confidence,
+    label,
     may_hold_credentials,
-    replace_spans,
+    refusal_pattern,
 )
-from mmr.unidiff.walk import DiffLine, walk_diff
+from mmr.secrets.line_redactor import LineRedactor
+from mmr.unidiff.walk import walk_diff
 
 SECRETS_SOURCE = "mmr-secrets"
 REFUSAL_MESSAGE = "credential-shaped content in diff"
 ROTATE_SUGGESTION = "Remove it from the change and rotate it."
-_BLOCK_LINE = "<redacted>"
 
 
 @dataclass(frozen=True)
@@ -39,10 +35,21 @@ class CredentialHit:
     line: int | None
     added: bool
 
+    @property
+    def high_confidence(self) -> bool:
+        """A vendor format or key block, not a name or entropy guess."""
+        return is_high_confidence(self.kind)
+
+
+def refusable(diff_text: str, hits: list[CredentialHit] | tuple[CredentialHit, ...]) -> bool:
+    """What ``on_credentials: refuse`` checks: an RM-3 pattern, or any high-confidence hit."""
+    return refusal_pattern().search(diff_text) is not None or any(
+        hit.high_confidence for hit in hits)
+
 
 def has_refusable_credentials(diff_text: str) -> bool:
-    """True when the diff matches an RM-3 pattern (what ``on_credentials: refuse`` checks)."""
-    return REFUSAL_PATTERN.search(diff_text) is not None
+    """True when ``on_credentials: refuse`` must refuse this diff (see :func:`refusable`)."""
+    return refusable(diff_text, scan_diff(diff_text))
 
 
 def redaction_warning(count: int) -> str:
@@ -51,53 +58,27 @@ def redaction_warning(count: int) -> str:
             "before sending it (on_credentials: redact)")
 
 
-class _Redactor:
-    """Carries the one piece of cross-line state: being inside a private key block."""
-
-    def __init__(self) -> None:
-        self.in_key_block = False
-        self.hits: list[CredentialHit] = []
-
-    def line(self, entry: DiffLine) -> str:
-        if entry.starts_file:
-            self.in_key_block = False
-        content = entry.content
-        if self.in_key_block and entry.scannable_for_blocks:
-            self.in_key_block = PRIVATE_KEY_END.search(content) is None
-            return entry.prefix + _BLOCK_LINE
-        begin = PRIVATE_KEY_BEGIN.search(content) if entry.scannable_for_blocks else None
-        if begin is not None:
-            self._hit("private-key", entry)
-            self.in_key_block = PRIVATE_KEY_END.search(content, begin.end()) is None
-            return entry.prefix + marker("private-key")
-        # Repeat until clean: a replacement can expose a new match (``AKIA…password = "…"``
-        # only reads as a password assignment once the key id before it is a marker). Each
-        # pass removes characters that are not marker text, so the loop ends.
-        redacted = content
-        spans = credential_spans(redacted)
-        while spans:
-            for span in spans:
-                self._hit(span.kind, entry)
-            redacted = replace_spans(redacted, spans)
-            spans = credential_spans(redacted)
-        return entry.prefix + redacted
-
-    def _hit(self, kind: CredentialKind, entry: DiffLine) -> None:
-        self.hits.append(CredentialHit(kind, entry.file, entry.line, entry.added))
-
-
 def redact_diff(diff_text: str) -> tuple[str, list[CredentialHit]]:
     """The diff with every credential replaced by ``<redacted:KIND>``, and what was found.
 
-    A private key block becomes one ``<redacted:private-key>`` line followed by
-    ``<redacted>`` lines (each keeping its diff prefix) through its END line, or through
-    the end of the file's section when the END line is missing.
+    A private key block keeps its lines: the BEGIN marker becomes
+    ``<redacted:private-key>``, each key-looking body line and the END marker
+    ``<redacted>`` (see :mod:`mmr.secrets.key_blocks`).
     """
     if not may_hold_credentials(diff_text):
         return diff_text, []
-    redactor = _Redactor()
-    lines = [redactor.line(entry) + entry.line_ending for entry in walk_diff(diff_text)]
-    return "".join(lines), redactor.hits
+    entries = list(walk_diff(diff_text))
+    redactor = LineRedactor()
+    for entry in entries:
+        redactor.line(entry.content, blocks=entry.scannable_for_blocks,
+                      starts_file=entry.starts_file, path=entry.file)
+    redactor.finish()
+    text = "".join(entry.prefix + content + entry.line_ending
+                   for entry, content in zip(entries, redactor.out, strict=True))
+    hits = [CredentialHit(hit.kind, entries[hit.at].file, entries[hit.at].line,
+                          entries[hit.at].added)
+            for hit in sorted(redactor.hits, key=lambda h: h.at)]
+    return text, hits
 
 
 def scan_diff(diff_text: str) -> list[CredentialHit]:
@@ -106,7 +87,8 @@ def scan_diff(diff_text: str) -> list[CredentialHit]:
 
 
 def secret_findings(hits: list[CredentialHit]) -> list[Finding]:
-    """One P1 security finding per added line that carries a credential.
+    """One P1 security finding per added line that carries a credential: its kinds and
+    location, never its value.
 
     ``Authorization:`` alone is too broad to call a committed secret, so it only redacts.
     """
@@ -122,7 +104,7 @@ def secret_findings(hits: list[CredentialHit]) -> list[Finding]:
             severity="P1",
             location=location,
             description="Hard-coded credential added by this change: "
-            + ", ".join(KIND_LABELS[kind] for kind in kinds) + ".",
+            + ", ".join(label(kind) for kind in kinds) + ".",
             suggestion=ROTATE_SUGGESTION,
             category="security",
         )

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TypeGuard
 
+from mmr.secrets.critique_redaction import redact_credentials
 from mmr.secrets.secret_names import contains_inline_secret, is_command_secret_key, is_secret_key
 
 __all__ = [
@@ -27,9 +28,13 @@ REDACTED = "<redacted>"
 def redact_text(text: str) -> str:
     """Recovery/command text, or ``<redacted>`` when it embeds a secret anywhere.
 
-    The whole string goes: a partial rewrite could still leave part of the value.
+    The whole string goes: a partial rewrite could still leave part of the value. Text with
+    no secret-looking name still has credential *values* replaced (a version line or an
+    error that repeats a token).
     """
-    return REDACTED if contains_inline_secret(text) else text
+    if contains_inline_secret(text):
+        return REDACTED
+    return redact_credentials(text)[0]
 
 
 def redact_command(value: object) -> object:

@@ -58,7 +58,7 @@ def test_plain_text_redaction() -> None:
     redacted, count = redact_credentials(text)
     assert count == 3
     assert redacted == ("token: <redacted:github-token>\nkey id <redacted:aws-access-key> here\n"
-                        "-----<redacted:private-key>\n<redacted>\n<redacted>\n<redacted>\n"
+                        "<redacted:private-key>\n<redacted>\n<redacted>\n<redacted>\n"
                         "after\n")
     assert redact_credentials("nothing to see\n") == ("nothing to see\n", 0)
 

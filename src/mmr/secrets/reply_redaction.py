@@ -1,0 +1,45 @@
+"""Credentials a model repeats in its reply, taken out before the results are stored or printed.
+
+The results pipeline runs every channel's findings and its ``per_channel`` entry through
+here once, so JSON, text, markdown, SARIF, GitHub annotations and the job's
+``results.json`` all get the same redacted text. A finding whose text held a credential
+keeps its place, severity and the rest of its words (only the value becomes
+``<redacted:KIND>``).
+"""
+
+from __future__ import annotations
+
+from mmr.models import ChannelResult, Finding
+from mmr.secrets.critique_redaction import redact_credentials
+
+_FINDING_FIELDS = ("location", "description", "suggestion")
+_RESULT_FIELDS = ("error", "raw_output", "recovery")
+
+
+def _redacted(value: str | None) -> str | None:
+    return redact_credentials(value)[0] if value else value
+
+
+def redact_finding(finding: Finding) -> Finding:
+    """The finding with credentials out of its location, description and suggestion."""
+    update = {name: new for name in _FINDING_FIELDS
+              if (new := _redacted(getattr(finding, name))) != getattr(finding, name)}
+    return finding.model_copy(update=update) if update else finding
+
+
+def redact_findings(findings: list[Finding]) -> list[Finding]:
+    return [redact_finding(finding) for finding in findings]
+
+
+def redact_channel_result(result: ChannelResult) -> ChannelResult:
+    """A channel's entry (its findings in every place, error, raw output), redacted."""
+    update: dict[str, object] = {
+        name: new for name in _RESULT_FIELDS
+        if (new := _redacted(getattr(result, name))) != getattr(result, name)}
+    for name in ("findings", "outside_diff_findings", "unanchored_findings"):
+        shown = getattr(result, name)
+        if shown:
+            redacted = redact_findings(shown)
+            if redacted != shown:
+                update[name] = redacted
+    return result.model_copy(update=update) if update else result
