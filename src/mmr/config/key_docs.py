@@ -6,6 +6,8 @@ meaning is written here. Parser-object keys are keyed ``<kind>:<path>``.
 
 from __future__ import annotations
 
+from mmr.config.schema import DEFAULT_BRANCH_DOC
+
 INTRO = """\
 # Configuration reference
 
@@ -57,6 +59,7 @@ KEY_DOCS: dict[str, str] = {
     "defaults.diff_exclude": "Pathspecs left out of every channel's copy of the diff.",
     "defaults.max_diff_lines": "Refuse a diff longer than this many lines.",
     "defaults.secret_findings": "Report credentials found in the diff as findings.",
+    "defaults.default_branch": DEFAULT_BRANCH_DOC,
     "channels": "The channel registry; built-in presets can be overridden key by key.",
     "channels_disabled":
         "Channels left out of the default selection (aliases accepted); replaces, "

@@ -36,6 +36,10 @@ __all__ = [
     "SubprocessChannel", "Telemetry", "TemplateConfig",
 ]
 
+DEFAULT_BRANCH_DOC = (
+    "The branch a local review compares the project config and acks with (their merge "
+    "base with HEAD); read from the user config only. Unset: origin/HEAD, else main or master.")
+
 OutputFormat = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
 
 
@@ -112,6 +116,7 @@ class Defaults(ConfigModel):
     diff_exclude: list[StrictStr] = Field(default_factory=list)
     max_diff_lines: PositiveInt | None = None
     secret_findings: StrictBool = True
+    default_branch: StrictStr | None = Field(default=None, description=DEFAULT_BRANCH_DOC)
 
 
 class TemplateConfig(ConfigModel):
