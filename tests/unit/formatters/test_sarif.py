@@ -128,7 +128,8 @@ def test_locations_are_percent_encoded_and_spans_become_regions():
     assert physical[2]["artifactLocation"]["uri"] == "docs/Read%20Me.md"
     assert physical[4] == {"artifactLocation": {"uri": ".", "uriBaseId": "%SRCROOT%"}}
     assert results[4]["properties"]["location"] == "unknown"
-    assert physical[6]["artifactLocation"] == {"uri": "file:///abs/path/x.go"}
+    # Issue 15: a path outside the repository is a repository-level result.
+    assert physical[6] == {"artifactLocation": {"uri": ".", "uriBaseId": "%SRCROOT%"}}
     assert "region" not in physical[7]  # line 0 is no line
 
 
