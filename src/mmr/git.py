@@ -173,6 +173,25 @@ def merge_base(first: str, second: str, cwd: Path) -> str:
     return _text(out).strip()
 
 
+def remote_default_branch(cwd: Path, remote: str = "origin") -> str | None:
+    """``<remote>/<name>`` that ``refs/remotes/<remote>/HEAD`` points at, or None."""
+    try:
+        out = _git(["symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD"], cwd,
+                   timeout=PROBE_TIMEOUT)
+    except ToolNotFoundError:
+        raise
+    except GitError:
+        return None
+    return _text(out).strip() or None
+
+
+def changed_paths(base: str, head: str, cwd: Path, *, only: Sequence[str]) -> list[str]:
+    """Paths matching the ``only`` pathspecs (any case) whose content differs at the refs."""
+    args = ["diff", "--name-only", "-z", "--no-relative", "--no-renames", "--no-ext-diff",
+            "--end-of-options", base, head, "--", *_top_pathspecs("top,icase", only)]
+    return [name for name in _text(_git(args, cwd, timeout=DIFF_TIMEOUT)).split("\0") if name]
+
+
 def current_branch(cwd: Path) -> str | None:
     """The checked-out branch's short name, or None on a detached HEAD."""
     try:

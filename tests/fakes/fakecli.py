@@ -72,7 +72,9 @@ _ENV = {
     "exit_code": ("FAKE_EXIT", "int"),
 }
 _GRANDCHILD = (
-    "import sys, time\n"
+    "import os, sys, time\n"
+    "if sys.argv[3] == 'setpgid': os.setpgid(0, 0)\n"
+    "if sys.argv[3] == 'setsid': os.setsid()\n"
     "time.sleep(float(sys.argv[2]))\n"
     "open(sys.argv[1], 'w').write('survived')\n"
 )
@@ -122,7 +124,8 @@ def _spawn_grandchild(config: dict[str, Any]) -> int:
     # "stdin": the sleeper keeps only stdin open (stdout/stderr → /dev/null).
     quiet = subprocess.DEVNULL if config.get("grandchild_holds") == "stdin" else None
     child = subprocess.Popen(
-        [sys.executable, "-c", _GRANDCHILD, marker, sleep], stdout=quiet, stderr=quiet
+        [sys.executable, "-c", _GRANDCHILD, marker, sleep,
+         str(config.get("grandchild_escape") or "")], stdout=quiet, stderr=quiet
     )
     return child.pid
 

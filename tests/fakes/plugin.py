@@ -26,7 +26,8 @@ Keyword arguments (all optional; see ``tests/fakes/fakecli.py`` for the exact or
 - ``spawn_grandchild``: start a sleeper (same process group, holding stdout) whose pid is
   recorded as ``grandchild_pid``; it writes ``FakeCli.marker`` if it lives
   ``grandchild_sleep`` seconds (default 30). ``grandchild_holds="stdin"``: it keeps only
-  stdin open, not stdout/stderr.
+  stdin open, not stdout/stderr. ``grandchild_escape="setpgid"``/``"setsid"``: it first
+  leaves the process group / the session (issue 15's escape patterns).
 - ``read_prompt_file``: ``"last"`` or ``"flag"`` — record the prompt file's text.
 - ``record_to``: where the JSON-lines record goes (default: ``<tmp>/fake-records/<name>.jsonl``).
 
@@ -133,6 +134,7 @@ class FakeCliFactory:
         spawn_grandchild: bool = False,
         grandchild_sleep: float = 30,
         grandchild_holds: str = "all",
+        grandchild_escape: str | None = None,
         record_to: Path | None = None,
         print_bytes: int = 0,
         close_stdout_early: bool = False,
@@ -146,7 +148,7 @@ class FakeCliFactory:
             "stderr": stderr, "exit_code": exit_code, "sleep": sleep,
             "ignore_stdin": ignore_stdin, "ignore_sigterm": ignore_sigterm,
             "spawn_grandchild": spawn_grandchild, "grandchild_sleep": grandchild_sleep,
-            "grandchild_holds": grandchild_holds,
+            "grandchild_holds": grandchild_holds, "grandchild_escape": grandchild_escape,
             "grandchild_marker": str(marker), "record_to": str(record),
             "print_bytes": print_bytes, "close_stdout_early": close_stdout_early,
             "stdout_before_stdin": stdout_before_stdin, "kill_self": kill_self,

@@ -172,7 +172,10 @@ def test_config_comes_from_the_base_ref_not_the_head(repo: GitRepo) -> None:
     assert by_base.project_config.text == "version: 1\n# committed\n"
     assert by_base.project_config.origin == "main:.mmr.yaml"
     plain = resolve_trust(repo.root, DiffRequest(), TrustFlags())
-    assert plain.project_config_text == "version: 1\n# topic head\n"  # HEAD, not the edit
+    # Issue 15: the branch changed .mmr.yaml since its merge base with main, so it is
+    # proposed (gated), and the merge base's file loads, not HEAD's nor the edit.
+    assert plain.project_config_text == "version: 1\n# committed\n"
+    assert plain.branch_proposed.config_file_changed and plain.compared_with == "main"
     from_subdir = resolve_trust(repo.root / "src", DiffRequest(base="main"), TrustFlags())
     assert from_subdir.project_config_text == "version: 1\n# committed\n"
 

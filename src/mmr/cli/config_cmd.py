@@ -59,15 +59,20 @@ def init(
 
 
 @app.command("test", cls=ConfigCommand)
-def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None) -> int:
+def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
+         trust_project_config: Annotated[bool, typer.Option(
+             "--trust-project-config", help="Run the check commands of the working-tree "
+             ".mmr.yaml even when the checked-out branch changed it.")] = False) -> int:
     """Check that every enabled channel is installed and logged in (JSON; exit 1 if not)."""
 
     def run() -> int:
         from mmr.config_edit.probe_report import config_test_report
-        from mmr.config_edit.scope import load
+        from mmr.config_edit.scope import load_for_probes
 
         positionals("test", args, 0)
-        report, ok = config_test_report(load(project_root()))
+        loaded, _ = load_for_probes(project_root(), trust_project_config=trust_project_config,
+                                    on_warning=err)
+        report, ok = config_test_report(loaded)
         say(as_json(report))
         return 0 if ok else 1
 

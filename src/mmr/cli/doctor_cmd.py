@@ -24,6 +24,9 @@ def doctor(
     fmt: Annotated[DoctorFormat, typer.Option(
         "--format", help="text (a summary) or json (an array, one object per channel).")
     ] = "text",
+    trust_project_config: Annotated[bool, typer.Option(
+        "--trust-project-config", help="Run the check commands of the working-tree .mmr.yaml "
+        "even when the checked-out branch changed it (see `mmr explain trust`).")] = False,
 ) -> int:
     """Check each channel's install and login state.
 
@@ -32,14 +35,16 @@ def doctor(
     """
     from mmr.cli.output import write_report
     from mmr.config.paths import find_project_root
-    from mmr.config_edit.scope import load
+    from mmr.config_edit.scope import load_for_probes
     from mmr.doctor.checks import doctor_exit_code, probe_health, probed_channels
     from mmr.doctor.report import render_json, render_text
     from mmr.doctor.warnings import uncommitted_auth_warning
 
     root = find_project_root()
-    loaded = load(root)
-    warning = uncommitted_auth_warning(root, set(probed_channels(loaded)))
+    loaded, from_work_tree = load_for_probes(root, trust_project_config=trust_project_config,
+                                             on_warning=_stderr)
+    warning = (uncommitted_auth_warning(root, set(probed_channels(loaded)))
+               if from_work_tree else None)
     if warning is not None:
         stderr_line(warning)
     rows = probe_health(loaded)

@@ -14,7 +14,7 @@ import typer
 #: Every topic, alphabetically; each has ``templates/explain/<topic>.md``.
 TOPICS = (
     "channels", "compensation", "config", "explore", "minimax", "provenance", "redaction",
-    "scopes", "severity",
+    "scopes", "severity", "trust",
 )
 
 

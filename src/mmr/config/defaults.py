@@ -59,17 +59,22 @@ def _read_preset(name: str) -> dict[str, Any]:
     return channel
 
 
+#: Claude Code loads no project/local settings (hooks, plugins) and no ``.mcp.json``.
+CLAUDE_ISOLATION_FLAGS = ("--setting-sources", "user", "--strict-mcp-config")
+
+
 def default_compensator_channel() -> dict[str, Any]:
     """The fixed fallback compensator (ch. 02 §8.2), as a raw subprocess channel mapping.
 
-    Not the registry's ``claude``: ``claude -p --output-format json``, stderr captured,
+    Not the registry's ``claude``: ``claude -p --output-format json`` (with the preset's
+    isolation flags: no project settings or MCP servers), stderr captured,
     ``defaults.timeout``, and the claude envelope unwrapped before the default parser.
     Validate it with ``SubprocessChannel.model_validate``.
     """
     return {
         "kind": "subprocess",
         "command": "claude -p",
-        "flags": ["--output-format", "json"],
+        "flags": ["--output-format", "json", *CLAUDE_ISOLATION_FLAGS],
         "output_parser": copy.deepcopy(CLAUDE_RESULT_PARSER),
         "stderr": "capture",
     }

@@ -38,6 +38,10 @@ __all__ = [
     "SubprocessChannel", "Telemetry", "TemplateConfig",
 ]
 
+DEFAULT_BRANCH_DOC = (
+    "The branch a local review compares the project config and acks with (their merge "
+    "base with HEAD); read from the user config only. Unset: origin/HEAD, else main or master.")
+
 OutputFormat = Format
 
 
@@ -146,6 +150,7 @@ class Defaults(ConfigModel):
             "them like findings in the diff."
         ),
     )
+    default_branch: StrictStr | None = Field(default=None, description=DEFAULT_BRANCH_DOC)
 
 
 class TemplateConfig(ConfigModel):

@@ -60,6 +60,22 @@ def load(project_root: Path, *, with_project: bool = True,
                        on_warning=on_warning)
 
 
+def load_for_probes(project_root: Path, *, trust_project_config: bool,
+                    on_warning: Callable[[str], None]) -> tuple[LoadedConfig, bool]:
+    """The config ``doctor``/``config test`` run check commands from, and whether it is the
+    working tree's (not when the checked-out branch changed ``.mmr.yaml``: docs/trust.md)."""
+    from mmr.config.loaded import WorkingTree
+    from mmr.config.loader import load_config
+    from mmr.trust.branch import probe_project_source
+
+    source, warning = probe_project_source(project_root,
+                                           trust_project_config=trust_project_config)
+    if warning is not None:
+        on_warning(warning)
+    loaded = load_config(project_root, project_source=source, on_warning=on_warning)
+    return loaded, isinstance(source, WorkingTree)
+
+
 def requested_scope(global_flag: bool, project_flag: bool) -> Scope | None:
     """The scope the flags ask for (None: no flag); raises :class:`ScopeConflict` for both."""
     if global_flag and project_flag:

@@ -28,6 +28,12 @@ class ProposedChanges:
     config_file_changed: bool = False
     ack_files_changed: tuple[str, ...] = ()
 
+    def union(self, other: ProposedChanges) -> ProposedChanges:
+        """Both sets of proposals (the diff's and the checked-out branch's)."""
+        acks = dict.fromkeys((*self.ack_files_changed, *other.ack_files_changed))
+        return ProposedChanges(self.config_file_changed or other.config_file_changed,
+                               tuple(acks))
+
     def job_fields(self) -> dict[str, object]:
         """``proposed_acks`` / ``proposed_config_change``, each only when it applies."""
         fields: dict[str, object] = {}

@@ -28,7 +28,7 @@ import anyio
 
 from mmr.config.channel_schema import HttpChannel, SubprocessAuth, SubprocessChannel
 from mmr.dispatch.interrupts import run_until_interrupted
-from mmr.dispatch.isolation import open_posture
+from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
 from mmr.dispatch.placeholders import split_command
 from mmr.dispatch.plan import AuthResult
 from mmr.models import ChannelStatus
@@ -73,7 +73,9 @@ def not_installed_recovery(token: str) -> str:
 async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
                             timeout_s: float) -> AuthResult:
     """One ``sh -c <check>`` attempt under a fresh posture (§4.1 steps 1–5)."""
-    posture = open_posture(channel.env, channel.cwd)
+    # A check never needs the repository, and a CLI started there may load its project
+    # files (hooks, MCP servers): it runs from a neutral directory unless cwd says otherwise.
+    posture = open_posture(channel.env, channel.cwd or NEUTRAL_CWD)
     try:
         outcome = await run_process(ProcessRequest(
             ("sh", "-c", _SILENCE + check.check), cwd=posture.cwd, env=posture.env,

@@ -31,6 +31,7 @@ _SPAN = re.compile(
     re.IGNORECASE,
 )
 _SLASH_RUN = re.compile(r"/{2,}")
+_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|[/\\])")  # file://, C:/, C:\\
 _NOT_A_PATH = frozenset({"", "unknown", "n/a", "none", "-", "general", "output-parser"})
 _RULE_SLUG = re.compile(r"[^\w.]+")
 GENERAL_CATEGORY = "general"
@@ -47,8 +48,14 @@ class SourceSpan:
 
 
 def source_span(location: str) -> SourceSpan | None:
-    """The file a location names, or ``None`` when it names no file (``unknown``, prose)."""
+    """The file a location names, or ``None`` when it names no file (``unknown``, prose).
+
+    A path that would leave the repository (absolute, a drive or URI, a ``..`` segment)
+    names no file either: CI tools would resolve it on the runner (docs/trust.md).
+    """
     text = location.strip()
+    if _URI_SCHEME.match(text):
+        return None
     match = _SPAN.search(text)
     span = SourceSpan(path="")
     if match is not None:
@@ -88,7 +95,7 @@ def _clean_path(text: str) -> str | None:
         path = path.split(":", 1)[0].strip()
     path = path.removeprefix("./")
     path = _SLASH_RUN.sub("/", path)
-    if path.lower() in _NOT_A_PATH:
+    if path.lower() in _NOT_A_PATH or path.startswith(("/", "~")) or ".." in path.split("/"):
         return None
     if any(ch.isspace() for ch in path) and "/" not in path and "." not in path:
         return None  # prose such as "Section 2" (doc-conformance), not a file

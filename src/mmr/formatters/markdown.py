@@ -22,17 +22,19 @@ from mmr.formatters.labels import (
     telemetry_parts,
     verdict_label,
 )
+from mmr.formatters.sanitize import for_markdown
 
 if TYPE_CHECKING:
     from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults
 
 TABLE_HEADER = "| Severity | Location | Description | Suggestion | Sources | Agreement |"
 TABLE_RULE = "|----------|----------|-------------|------------|---------|-----------|"
-_NEWLINE = re.compile(r"\r?\n")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 def render_markdown(results: ReconciledResults) -> str:
     """The markdown report, lines joined with ``\\n`` and no trailing newline."""
+    results = for_markdown(results)
     if is_gate_document(results):
         return results.summary
     lines = [f"## Multi-Model Review — {verdict_label(results)}", "", _job_line(results)]

@@ -182,8 +182,6 @@ def _location(location: str) -> dict[str, Any]:
 
 
 def _artifact(path: str) -> dict[str, str]:
-    if path.startswith("/"):
-        return {"uri": "file://" + quote(path, safe="/")}
     return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
 
 

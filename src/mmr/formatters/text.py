@@ -23,6 +23,7 @@ from mmr.formatters.labels import (
     telemetry_parts,
     verdict_label,
 )
+from mmr.formatters.sanitize import for_terminal
 from mmr.models import COMPENSATING_PREFIX
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ DOCTOR_HINT = "Some channels were unavailable — run `mmr doctor` to diagnose a
 
 def render_text(results: ReconciledResults) -> str:
     """The text report, lines joined with ``\\n`` and no trailing newline."""
+    results = for_terminal(results)
     if is_gate_document(results):
         return results.summary
     lines = [f"MMR {verdict_label(results)} — {results.job_id}", _counts_line(results)]

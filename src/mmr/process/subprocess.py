@@ -3,7 +3,8 @@
 It never raises because of the child: a missing executable, a bad cwd, a non-zero exit,
 a signal death or a timeout all come back as a ``ProcessOutcome`` (STYLE 1). Each child
 runs in its own session, so a timeout or a Ctrl-C can stop the whole process group,
-grandchildren included (spec ch. 02 §5.4–§5.9, STYLE 3).
+grandchildren included (spec ch. 02 §5.4–§5.9, STYLE 3); when it ends, whatever it left
+behind — also outside its group or session — is killed (:mod:`mmr.process.reaper`).
 
 Settling follows the reference: the run is over when the process has exited **and** its
 output pipes are closed, so a grandchild still holding stdout keeps it running until the
@@ -28,6 +29,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from mmr.log import get_logger
+from mmr.process.reaper import MARK_VAR, become_subreaper, new_mark, reap_child
 from mmr.process.types import (
     ProcessOutcome,
     ProcessRequest,
@@ -212,6 +214,9 @@ async def run_process(
         )
     out = _Capture(req.max_capture_bytes, tee)
     err = _Capture(req.max_stderr_bytes)
+    become_subreaper()
+    mark = new_mark()
+    env = {**(os.environ if req.env is None else req.env), MARK_VAR: mark}
     try:
         process = await anyio.open_process(
             list(req.argv),
@@ -219,7 +224,7 @@ async def run_process(
             stdout=subprocess.PIPE,
             stderr=_STDERR_TARGET[req.stderr],
             cwd=req.cwd,
-            env=req.env,
+            env=env,
             start_new_session=True,
         )
     except (OSError, ValueError) as exc:
@@ -239,6 +244,7 @@ async def run_process(
         raise
     finally:
         _live_groups.discard(process.pid)
+        reap_child(process.pid, mark)  # no descendant outlives its child (process/reaper)
         if tee is not None:
             tee.close()
         with anyio.CancelScope(shield=True), anyio.move_on_after(DRAIN_BOUND_S):

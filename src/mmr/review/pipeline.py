@@ -53,7 +53,8 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     diff = resolve_diff(request.diff_request(), io.cwd,                       # 9, 10
                         diff_exclude=loaded.defaults.diff_exclude, stdin=io.stdin)
     io.notice(diff.exclusion_notice)
-    block = ratification_gate(trust, diff.proposed)                          # 11, 12
+    proposed = diff.proposed.union(trust.branch_proposed)
+    block = ratification_gate(trust, proposed)                               # 11, 12
     if block is not None:
         return gate_outcome(block, trust, loaded)
     check_reviewable(diff, request.max_diff_lines or loaded.defaults.max_diff_lines)
@@ -68,7 +69,7 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     io.notice(redaction_notice(planned, prepared))
     committed = secret_findings(list(prepared.hits)) if loaded.defaults.secret_findings else []
     setup = ReviewSetup(
-        request=request, loaded=loaded, trust=trust, proposed=diff.proposed,
+        request=request, loaded=loaded, trust=trust, proposed=proposed,
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
         excluded_files=diff.excluded_files,

@@ -14,7 +14,8 @@ foreground's write returns at once), adopt the lock, record ``worker: {pid, star
 and run the gate, dispatch, compensation and the results pipeline
 (:func:`mmr.review.execute.run_job`). It prints nothing anyone reads: notices, warnings
 and any crash trace land in ``worker.log``. If it dies, its lock dies with it and the
-next reader marks the unfinished channels ``failed`` (``reason: worker_died``).
+next reader marks the unfinished channels ``failed`` (``reason: worker_died``); the
+watchdog of :mod:`mmr.process.reaper` kills the channels it was running.
 
 ``-P`` keeps the current directory — the repository under review, possibly someone
 else's — off ``sys.path``, so a ``mmr/`` or ``anyio.py`` in it cannot be imported.
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_worker(job_id: str, lock_fd: int, payload: bytes) -> int:
     """Run job ``job_id`` to its results while holding the inherited ``worker.lock``."""
+    from mmr.process.reaper import start_watchdog
     from mmr.review.execute import run_job
     from mmr.review.preflight import no_channel_passed_message, run_preflight
     from mmr.review.run import ReviewIO
@@ -66,6 +68,7 @@ def run_worker(job_id: str, lock_fd: int, payload: bytes) -> int:
             raise MmrError(f"run plan is for job {plan.job_id}, not {job_id}")
         store = JobStore(Path(plan.jobs_root))
         store.record_worker(job_id, os.getpid())
+        start_watchdog()  # a `kill -9` of this worker still kills its channels
         stderr_line(f"[mmr] worker {os.getpid()} started job {job_id} at {_now()}")
         job_plan = plan.job_plan()
         io = ReviewIO(cwd=Path.cwd(), notice_sink=stderr_line)

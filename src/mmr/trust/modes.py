@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from mmr import git
 from mmr.diff.inputs import DiffRequest
+from mmr.diff.proposed import ProposedChanges
 from mmr.errors import GitError
 from mmr.models import TrustMode
+from mmr.trust.branch import NO_DEFAULT_BRANCH, branch_drift, has_project_files
 from mmr.trust.trusted_files import (
     ProjectConfigText,
     read_project_config_at_ref,
@@ -146,6 +148,10 @@ class TrustContext:
     load_project_config: bool
     project_acks_source: AckSource
     warnings: tuple[str, ...]
+    #: What the checked-out branch changed since its merge base (it needs ratification).
+    branch_proposed: ProposedChanges = field(default_factory=ProposedChanges)
+    #: The default branch ``branch_proposed`` was measured against.
+    compared_with: str | None = None
 
     @property
     def project_config_text(self) -> str | None:
@@ -175,6 +181,17 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
     found = classify_trust_mode(cwd, request, flags, ci=ci, resolve_pr_base=resolve_pr_base)
     root = project_root(cwd)
     warnings = list(found.notes)
+    branch = ProposedChanges()
+    compared_with: str | None = None
+    if found.base_ref == "HEAD" and not flags.config_base_ref and request.base is None:
+        drift = branch_drift(root)
+        if drift is None:
+            warnings.extend([NO_DEFAULT_BRANCH] if has_project_files(root, "HEAD") else [])
+        elif drift.changed:
+            found = TrustClassification("base-ref", drift.merge_base, found.notes)
+            branch, compared_with = drift.proposed, drift.default_branch
+            if not flags.trust_project_config:
+                warnings.append(branch_warning(drift.default_branch, drift.merge_base))
     # An implicit HEAD is missing only in a repository without commits: not worth a warning.
     named = found.base_ref is not None and found.base_ref != "HEAD"
     if named and found.base_ref is not None and not git.ref_exists(found.base_ref, root):
@@ -205,5 +222,13 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
         mode=found.mode, trusted_ref=found.base_ref, project_root=root, flags=flags,
         project_config=config,
         load_project_config=flags.trust_project_config or found.base_ref is not None,
-        project_acks_source=acks, warnings=tuple(warnings),
+        project_acks_source=acks, warnings=tuple(warnings), branch_proposed=branch,
+        compared_with=compared_with,
     )
+
+
+def branch_warning(default_branch: str, merge_base: str) -> str:
+    """The stderr line saying the branch's own project files are not trusted."""
+    return (f"[mmr] warning: this branch changed .mmr.yaml or .mmr/acks/ since its merge base "
+            f"with {default_branch} ({merge_base[:12]}); they are read from the merge base "
+            "until ratified (see `mmr explain trust`).")

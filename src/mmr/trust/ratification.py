@@ -28,10 +28,16 @@ class GateBlock:
     config: bool
     acks: bool
     proposed: ProposedChanges
+    #: The default branch, when the checked-out branch (not only the diff) proposes them.
+    compared_with: str | None = None
 
     @property
     def reason(self) -> str:
-        return _REASONS[(self.config, self.acks)]
+        reason = _REASONS[(self.config, self.acks)]
+        if self.compared_with is None:
+            return reason
+        return (reason.replace("the diff proposes", "the checked-out branch proposes", 1)
+                + f" since its merge base with {self.compared_with}")
 
     @property
     def summary(self) -> str:
@@ -52,4 +58,5 @@ def ratification_gate(trust: TrustContext, proposed: ProposedChanges) -> GateBlo
                                                      or flags.trust_project_acks)
     if not (config or acks):
         return None
-    return GateBlock(config=config, acks=acks, proposed=proposed)
+    return GateBlock(config=config, acks=acks, proposed=proposed,
+                     compared_with=trust.compared_with)

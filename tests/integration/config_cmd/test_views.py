@@ -29,7 +29,8 @@ def test_show_annotates_every_leaf_with_its_source(mmr: MmrRunner, project_file:
     assert lines[0] == "# Channel: claude"
     assert 'command: "claude -p"  # from default' in lines
     assert "timeout: 600  # from project" in lines
-    assert 'flags: ["--output-format","json"]  # from default' in lines
+    assert ('flags: ["--output-format","json","--setting-sources","user",'
+            '"--strict-mcp-config"]  # from default') in lines
     assert "auth:" in lines and "  timeout: 20  # from default" in lines
     assert "env: {}  # from default" in lines  # Q17: an empty mapping shows as {}
     assert 'on_credentials: "redact"  # from default' in lines

@@ -125,7 +125,8 @@ def test_default_compensator(tmp_path: Path) -> None:
 
     assert compensator.name == "claude" and not compensator.configured
     assert compensator.channel.command == "claude -p"
-    assert compensator.channel.flags == ["--output-format", "json"]
+    assert compensator.channel.flags == [
+        "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
     assert compensator.timeout_s == 42
     assert compensator.output_parser.model_dump(exclude_none=True) == CLAUDE_RESULT_PARSER  # type: ignore[union-attr]
     assert compensator.channel.prompt_delivery is None  # stdin
@@ -178,7 +179,8 @@ def test_failed_timed_out_and_unparseable_channels_get_passes(fake_cli: FakeCliF
         assert entry["status"] == "completed"
     calls = dispatch_calls(claude)
     assert len(calls) == 3
-    assert all(call["argv"] == ["-p", "--output-format", "json"] for call in calls)
+    argv = ["-p", "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
+    assert all(call["argv"] == argv for call in calls)
     prompts = sorted(call["stdin"] for call in calls)
     assert any(p.startswith("MM FOCUS: check the numbers.\n\n") for p in prompts)
     assert any(p.startswith(focus_preamble("codex") + "\n\n") for p in prompts)

@@ -113,7 +113,7 @@ def test_grandchild_holding_stdout_is_a_timeout_and_dies_with_its_group(
 def test_grandchild_that_releases_stdout_does_not_hold_the_review(
         repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
     """A helper that keeps only stdin open lets the channel settle at once (as Node's
-    ``close``); the dispatcher leaves it alone by design (test_run_process_kill pins that)."""
+    ``close``); it is then killed with the rest of the channel's tree (issue 15)."""
     review = review_with(repo, fake_cli, run_mmr,
                          {"stdout": CLEAN, "spawn_grandchild": True, "grandchild_sleep": 30,
                           "grandchild_holds": "stdin"}, timeout=20)

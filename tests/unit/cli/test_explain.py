@@ -9,7 +9,7 @@ from mmr.cli.main import main
 from mmr.resources import templates_dir
 
 LISTING = ("Topics: channels, compensation, config, explore, minimax, provenance, redaction, "
-           "scopes, severity\nRun `mmr explain <topic>` for any of them.\n")
+           "scopes, severity, trust\nRun `mmr explain <topic>` for any of them.\n")
 
 
 def cli(capsys, *args):

@@ -69,7 +69,8 @@ def test_http_target_is_valid(load: Loader) -> None:
 def test_default_compensator_unwraps_the_claude_envelope() -> None:
     channel = SubprocessChannel.model_validate(default_compensator_channel())
     assert channel.command == "claude -p"
-    assert channel.flags == ["--output-format", "json"]
+    assert channel.flags == [
+        "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
     assert channel.timeout is None
     assert isinstance(channel.output_parser, UnwrapJsonpathSpec)
     assert channel.output_parser.model_dump(exclude_none=True) == CLAUDE_RESULT_PARSER

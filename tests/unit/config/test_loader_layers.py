@@ -87,7 +87,8 @@ def test_partial_channel_override_keeps_the_other_builtin_fields(load: Loader) -
     claude = _sub(load(project="channels:\n  claude:\n    timeout: 600\n").channels["claude"])
     assert claude.timeout == 600
     assert claude.command == "claude -p"
-    assert claude.flags == ["--output-format", "json"]
+    assert claude.flags == [
+        "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
     assert claude.auth is not None and claude.auth.recovery == "claude login"
 
 

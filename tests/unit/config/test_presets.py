@@ -46,9 +46,13 @@ def test_claude_preset_parser_matches_the_compensator_default() -> None:
     assert builtin_layer()["channels"]["claude"]["output_parser"] == CLAUDE_RESULT_PARSER
 
 
+#: Issue 15: the reference's flags plus no project settings and no project MCP servers.
+CLAUDE_FLAGS = ["--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
+
+
 def test_reference_preset_values(load: Loader) -> None:
     ch = _channels(load)
-    assert (ch["claude"].command, ch["claude"].flags) == ("claude -p", ["--output-format", "json"])
+    assert (ch["claude"].command, ch["claude"].flags) == ("claude -p", CLAUDE_FLAGS)
     assert ch["gemini"].command == "gemini" and ch["gemini"].auth is None
     assert ch["gemini"].timeout is None
     assert ch["codex"].stderr == "suppress"

@@ -118,7 +118,9 @@ def test_locations_are_percent_encoded_and_spans_become_regions():
     assert physical[4] == {"artifactLocation": {"uri": ".", "uriBaseId": "%SRCROOT%"},
                            "region": {"startLine": 1}}  # code scanning wants a region
     assert results[4]["properties"]["location"] == "unknown"
-    assert physical[6]["artifactLocation"] == {"uri": "file:///abs/path/x.go"}
+    # Issue 15: a path outside the repository is a repository-level result.
+    assert physical[6] == {"artifactLocation": {"uri": ".", "uriBaseId": "%SRCROOT%"},
+                           "region": {"startLine": 1}}
     assert physical[7]["region"] == {"startLine": 1}  # line 0 is no line: the file as a whole
 
 

@@ -71,7 +71,8 @@ def test_empty_suggestion_is_omitted_in_text_and_an_empty_cell_in_markdown():
 
 
 def test_markdown_cells_escape_pipes_and_line_breaks():
-    assert escape_cell("a|b\r\nc\nd\re") == "a\\|b<br>c<br>d\re"
+    # Issue 15: a lone CR is a CommonMark line ending too (it used to end the table row).
+    assert escape_cell("a|b\r\nc\nd\re") == "a\\|b<br>c<br>d<br>e"
 
 
 def test_gate_document_prints_only_its_summary():
