@@ -71,7 +71,7 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
 
         positionals("test", args, 0)
         loaded, _ = load_for_probes(project_root(), trust_project_config=trust_project_config,
-                                    on_warning=err)
+                                    on_warning=stderr_line)
         report, ok = config_test_report(loaded)
         say(as_json(report))
         return 0 if ok else 1

@@ -42,7 +42,7 @@ def doctor(
 
     root = find_project_root()
     loaded, from_work_tree = load_for_probes(root, trust_project_config=trust_project_config,
-                                             on_warning=_stderr)
+                                             on_warning=stderr_line)
     warning = (uncommitted_auth_warning(root, set(probed_channels(loaded)))
                if from_work_tree else None)
     if warning is not None:

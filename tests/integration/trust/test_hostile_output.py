@@ -48,8 +48,10 @@ def hostile_review(fake_cli: FakeCli, tmp_path: Path) -> GitRepo:
                                                      "summary": REPAINT})
     write_user_config({"hostile": {"command": str(reviewer.path)}},
                       {"min_completed_channels": 1})
-    repo = GitRepo.create(tmp_path / "repo", {"src/app.py": "a = 1\n"})
-    repo.write({"src/app.py": "a = 2\n"})
+    # Six lines, so the corpus's src/app.py findings are in the diff; the paths outside the
+    # repository are unanchored (issue 13) and shown in their own table.
+    repo = GitRepo.create(tmp_path / "repo", {"src/app.py": "a = 1\n" + "b = 0\n" * 5})
+    repo.write({"src/app.py": "a = 2\n" + "b = 0\n" * 5})
     return repo
 
 
@@ -108,13 +110,17 @@ def test_markdown_parses_to_one_table_of_literal_cells(
     parser = MarkdownIt("commonmark").enable("table")
     tokens = parser.parse(out)
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
-    assert headings == ["Multi-Model Review — BLOCKED", "Findings", "Channels"]
+    assert headings[:2] == ["Multi-Model Review — BLOCKED", "Findings"]
+    assert headings[-1] == "Channels"
+    assert [h for h in headings[2:-1] if not h.startswith("Unanchored")] == []
     assert not [t for t in tokens if t.type == "html_block"]
     inline_html = {child.content for t in tokens if t.type == "inline"
                    for child in t.children or [] if child.type == "html_inline"}
     assert inline_html <= {"<br>"}
     rows = _table_rows(tokens)
-    assert len(rows) == len(CORPUS) + 1 and all(len(row) == 6 for row in rows)
+    tables = len(headings) - 2  # findings and unanchored: one header row each
+    assert len(rows) == len(CORPUS) + tables
+    assert all(len(row) == 6 for row in rows)  # no hostile text split or merged a cell
     descriptions = {row[2] for row in rows[1:]}
     assert "cell<br>## MMR PASSED<br><details><summary>ok</summary>" in descriptions
     html = parser.render(out)
