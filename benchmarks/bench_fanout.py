@@ -11,6 +11,10 @@ process tree's largest resident set). Run with ``PYTHONDONTWRITEBYTECODE`` unset
 dropped for the children here) so the ``.pyc`` caches are used as a user's would be.
 
     python benchmarks/bench_fanout.py [--runs 7] [--widths 1 4 8 16] [--json]
+                                      [--compare OLD_SRC]
+
+``--compare`` also runs, in the same repetitions, the tree whose ``src`` directory is
+given (put first on ``PYTHONPATH``): "before" and "after" side by side.
 """
 
 from __future__ import annotations
@@ -70,7 +74,8 @@ def timed(argv: list[str], cwd: Path | None, env: dict[str, str]) -> tuple[float
     return wall, child.returncode, usage.ru_maxrss
 
 
-def fanout(width: int, sleep: float, runs: int) -> dict[str, float]:
+def fanout(width: int, sleep: float, runs: int,
+           variants: dict[str, dict[str, str]]) -> list[dict[str, float | str]]:
     with tempfile.TemporaryDirectory(prefix="mmr-fanout-") as tmp:
         root = Path(tmp)
         repo, env = build(root, width, sleep)
@@ -79,31 +84,40 @@ def fanout(width: int, sleep: float, runs: int) -> dict[str, float]:
                 FAKE.format(python=sys.executable, sleep=sleep))
         size_file = root / "prompt-size"
         review = [*mmr_command(), "review", "--base", "main", "--sync", "--quiet"]
-        _, code, _ = timed(review, repo, {**env, "BENCH_PROMPT_SIZE": str(size_file)})
-        if code != 0:
-            sys.exit(f"mmr review exited {code}")
+        envs = {label: {**env, **extra} for label, extra in variants.items()}
+        for variant_env in envs.values():  # warm: .pyc files, version cache
+            _, code, _ = timed(review, repo, {**variant_env, "BENCH_PROMPT_SIZE": str(size_file)})
+            if code != 0:
+                sys.exit(f"mmr review exited {code}")
         prompt = root / "prompt"
         prompt.write_bytes(b"x" * int(size_file.read_text()))
         floor = [sys.executable, "-c", LAUNCHER, str(prompt),
                  *[f"fake{index}" for index in range(width)]]
         timed(floor, repo, env)  # warm
-        mmr_times, floor_times, rss = [], [], 0
+        times: dict[str, list[float]] = {label: [] for label in envs}
+        rss = dict.fromkeys(envs, 0)
+        floor_times = []
         for _ in range(runs):
-            wall, code, peak = timed(review, repo, env)
-            if code != 0:
-                sys.exit(f"mmr review exited {code}")
-            mmr_times.append(wall - sleep)
-            rss = max(rss, peak)
+            for label, variant_env in envs.items():
+                wall, code, peak = timed(review, repo, variant_env)
+                if code != 0:
+                    sys.exit(f"mmr review exited {code}")
+                times[label].append(wall - sleep)
+                rss[label] = max(rss[label], peak)
             floor_times.append(timed(floor, repo, env)[0] - sleep)
-        mmr_median, floor_median = statistics.median(mmr_times), statistics.median(floor_times)
-        return {"channels": width, "mmr_overhead_s": mmr_median,
-                "floor_overhead_s": floor_median, "own_share_s": mmr_median - floor_median,
-                "mmr_min_s": min(mmr_times), "mmr_max_s": max(mmr_times),
-                "floor_min_s": min(floor_times), "floor_max_s": max(floor_times),
-                "prompt_bytes": int(size_file.read_text()), "peak_rss_kib": rss}
+        floor_median = statistics.median(floor_times)
+        rows: list[dict[str, float | str]] = []
+        for label, overheads in times.items():
+            median = statistics.median(overheads)
+            rows.append({"variant": label, "channels": width, "mmr_overhead_s": median,
+                         "floor_overhead_s": floor_median, "own_share_s": median - floor_median,
+                         "mmr_min_s": min(overheads), "mmr_max_s": max(overheads),
+                         "floor_min_s": min(floor_times), "floor_max_s": max(floor_times),
+                         "prompt_bytes": int(size_file.read_text()), "peak_rss_kib": rss[label]})
+        return rows
 
 
-def commands(runs: int) -> list[dict[str, float | str]]:
+def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, float | str]]:
     with tempfile.TemporaryDirectory(prefix="mmr-cmds-") as tmp:
         home = Path(tmp)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -120,22 +134,25 @@ def commands(runs: int) -> list[dict[str, float | str]]:
         ]
         rows: list[dict[str, float | str]] = []
         for label, argv in cases:
-            walls, rss = [], 0
+            walls: dict[str, list[float]] = {name: [] for name in variants}
+            rss = dict.fromkeys(variants, 0)
             for run in range(runs + 1):  # the first run warms the caches
-                if argv is None:
-                    copy_id = fresh_copy(home, job_id, 1000 + run)
-                    command = [*mmr, "reconcile", copy_id, "--channel", "agent",
-                               "--input", str(source)]
-                else:
-                    command = argv
-                wall, code, peak = timed(command, None, env)
-                if code not in (0, 2, 3):
-                    sys.exit(f"{label} exited {code}")
-                if run:
-                    walls.append(wall)
-                    rss = max(rss, peak)
-            rows.append({"command": label, "median_s": statistics.median(walls),
-                         "min_s": min(walls), "max_s": max(walls), "peak_rss_kib": rss})
+                for name, extra in variants.items():
+                    if argv is None:
+                        copy_id = fresh_copy(home, job_id, 1000 + run)
+                        command = [*mmr, "reconcile", copy_id, "--channel", "agent",
+                                   "--input", str(source)]
+                    else:
+                        command = argv
+                    wall, code, peak = timed(command, None, {**env, **extra})
+                    if code not in (0, 2, 3):
+                        sys.exit(f"{label} exited {code}")
+                    if run:
+                        walls[name].append(wall)
+                        rss[name] = max(rss[name], peak)
+            rows += [{"variant": name, "command": label, "median_s": statistics.median(w),
+                      "min_s": min(w), "max_s": max(w), "peak_rss_kib": rss[name]}
+                     for name, w in walls.items()]
         return rows
 
 
@@ -144,24 +161,29 @@ def main() -> None:
     parser.add_argument("--widths", type=int, nargs="+", default=[1, 4, 8, 16])
     parser.add_argument("--sleep", type=float, default=2.0)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--compare", metavar="OLD_SRC", help="also run this src tree")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    variants: dict[str, dict[str, str]] = {"after": {}}
+    if args.compare:
+        variants = {"before": {"PYTHONPATH": str(Path(args.compare).resolve())}, **variants}
     load = os.getloadavg()
-    fan = [fanout(width, args.sleep, args.runs) for width in args.widths]
-    rows = commands(args.runs)
+    fan = [row for width in args.widths for row in fanout(width, args.sleep, args.runs, variants)]
+    rows = commands(args.runs, variants)
     if args.json:
-        print(json.dumps({"load": load, "fanout": fan, "commands": rows}, indent=2))
+        print(json.dumps({"load": load, "load_end": os.getloadavg(), "fanout": fan,
+                          "commands": rows}, indent=2))
         return
     print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
           f"end {os.getloadavg()[0]:.2f}; medians of {args.runs} interleaved runs")
     for row in fan:
-        print(f"  {row['channels']:>2} channels: mmr overhead {row['mmr_overhead_s']:.3f}s "
-              f"({row['mmr_min_s']:.3f}-{row['mmr_max_s']:.3f})  floor "
-              f"{row['floor_overhead_s']:.3f}s  own share {row['own_share_s']:.3f}s  "
-              f"peak RSS {row['peak_rss_kib'] / 1024:.0f} MiB")
+        print(f"  {row['variant']:>6} {row['channels']:>2} channels: mmr overhead "
+              f"{row['mmr_overhead_s']:.3f}s ({row['mmr_min_s']:.3f}-{row['mmr_max_s']:.3f})  "
+              f"floor {row['floor_overhead_s']:.3f}s  own share {row['own_share_s']:.3f}s  "
+              f"peak RSS {float(row['peak_rss_kib']) / 1024:.0f} MiB")
     for command in rows:
-        print(f"  {command['command']}: {command['median_s']:.3f}s "
+        print(f"  {command['variant']:>6} {command['command']}: {command['median_s']:.3f}s "
               f"({command['min_s']:.3f}-{command['max_s']:.3f})  "
               f"peak RSS {float(command['peak_rss_kib']) / 1024:.0f} MiB")
 
