@@ -68,27 +68,37 @@ def ensure_private_dir(path: Path) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, follow_symlinks: bool = False,
-                       mode: int = FILE_MODE) -> None:
+                       mode: int = FILE_MODE, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically (temp file + fsync + rename), mode 0600
-    unless ``mode`` says otherwise."""
+    unless ``mode`` says otherwise.
+
+    ``durable=False`` skips both fsyncs: the rename is still atomic (a reader sees the old
+    or the new file), only a power loss may lose the write. For the job files a crashed job
+    can do without; the job record and the final results stay durable.
+    """
     target = Path(os.path.realpath(path)) if follow_symlinks else path
-    tmp = write_temp(target, data, mode)
+    tmp = write_temp(target, data, mode, durable=durable)
     try:
         tmp.replace(target)
     except BaseException:
         remove_if_present(tmp)
         raise
-    fsync_dir(target.parent)
+    if durable:
+        fsync_dir(target.parent)
 
 
-def atomic_write_text(path: Path, text: str, *, follow_symlinks: bool = False) -> None:
+def atomic_write_text(path: Path, text: str, *, follow_symlinks: bool = False,
+                      durable: bool = True) -> None:
     """:func:`atomic_write_bytes` for text (see :func:`encode_text`)."""
-    atomic_write_bytes(path, encode_text(text), follow_symlinks=follow_symlinks)
+    atomic_write_bytes(path, encode_text(text), follow_symlinks=follow_symlinks,
+                       durable=durable)
 
 
-def atomic_write_json(path: Path, value: Any, *, follow_symlinks: bool = False) -> None:
+def atomic_write_json(path: Path, value: Any, *, follow_symlinks: bool = False,
+                      durable: bool = True) -> None:
     """:func:`atomic_write_bytes` for a JSON document (see :func:`dumps_json`)."""
-    atomic_write_bytes(path, dumps_json(value), follow_symlinks=follow_symlinks)
+    atomic_write_bytes(path, dumps_json(value), follow_symlinks=follow_symlinks,
+                       durable=durable)
 
 
 def read_bytes_nofollow(path: Path) -> bytes:
@@ -106,8 +116,9 @@ def read_text_nofollow(path: Path) -> str:
     return read_bytes_nofollow(path).decode("utf-8", "surrogateescape")
 
 
-def write_temp(target: Path, data: bytes, mode: int) -> Path:
-    """``data``, fsynced, in a new uniquely named file beside ``target`` with ``mode``.
+def write_temp(target: Path, data: bytes, mode: int, *, durable: bool = True) -> Path:
+    """``data`` (fsynced unless ``durable`` is off) in a new uniquely named file beside
+    ``target`` with ``mode``.
 
     The name is unpredictable (``mkstemp``) and the mode is set before any byte is
     written; on failure the temp file is removed. The caller renames or links it.
@@ -118,8 +129,9 @@ def write_temp(target: Path, data: bytes, mode: int) -> Path:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), mode)
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
     except BaseException:
         remove_if_present(tmp)
         raise

@@ -214,3 +214,26 @@ def test_an_overflowing_regex_repeat_names_the_pattern() -> None:
     result = parse_channel_output("aaa", spec)
     assert isinstance(result, ParseFailure)
     assert result.error.startswith("Invalid regular expression: /a{4294967296}/gm: ")
+
+
+@given(raw=RAW_REPLIES, value=JSON_VALUES, prefix=ANY_TEXT, suffix=ANY_TEXT)
+@example(raw='x {"a": "}{\\"", "b": {"c": [1, NaN]}} tail }', value={}, prefix="",
+         suffix="")
+def test_the_decoder_shortcut_finds_the_span_the_brace_count_finds(
+        raw: str, value: Any, prefix: str, suffix: str) -> None:
+    from mmr.parsers.errors import ParseError
+    from mmr.parsers.scanners import _count_braces, extract_first_object
+
+    document = json.dumps({"v": value}, ensure_ascii=False)
+    for text in (raw, f"{prefix.replace('{', '')}{document}{suffix}"):
+        start = text.find("{")
+        try:
+            counted: str | type[ParseError] = _count_braces(text, start) if start >= 0 \
+                else ParseError
+        except ParseError:
+            counted = ParseError
+        try:
+            found: str | type[ParseError] = extract_first_object(text)
+        except ParseError:
+            found = ParseError
+        assert found == counted

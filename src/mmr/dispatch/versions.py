@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+from mmr.dispatch import version_cache
 from mmr.dispatch.auth import install_token, is_installed
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.secrets.redact import redact_text
@@ -66,21 +67,34 @@ def cli_version(channel: Channel) -> str | None:
     return anyio.run(cli_version_async, channel)
 
 
-async def cli_versions_async(channels: Mapping[str, Channel]) -> dict[str, str]:
+async def cli_versions_async(channels: Mapping[str, Channel], *,
+                             cached: bool = False) -> dict[str, str]:
     """``{channel: version}`` for every channel that has one, probed concurrently.
 
     Channels sharing an executable (``minimax``/``minimax-m3``) run it once. The result
-    keeps the order of ``channels``.
+    keeps the order of ``channels``. ``cached`` answers from (and updates) the per-executable
+    cache (:mod:`mmr.dispatch.version_cache`), so an unchanged CLI is not started again.
     """
     tokens = {name: version_token(channel) for name, channel in channels.items()}
+    unique = list(dict.fromkeys(t for t in tokens.values() if t is not None))
     found: dict[str, str | None] = {}
+    misses: dict[str, str] = {}
+    known: dict[str, str] = {}
+    if cached:
+        hits, misses, known = await anyio.to_thread.run_sync(version_cache.lookup, unique)
+        found.update(hits)
 
     async def probe(token: str) -> None:
         found[token] = await token_version(token)
 
     async with anyio.create_task_group() as group:
-        for token in dict.fromkeys(t for t in tokens.values() if t is not None):
-            group.start_soon(probe, token)
+        for token in unique:
+            if token not in found:
+                group.start_soon(probe, token)
+    fresh = {key: version for token, key in misses.items()
+             if (version := found.get(token)) is not None}
+    if fresh:
+        await anyio.to_thread.run_sync(version_cache.save, known, fresh)
     return {name: version for name, token in tokens.items()
             if token is not None and (version := found.get(token)) is not None}
 
@@ -113,7 +127,8 @@ async def record_cli_versions_async(store: JobStore, job_id: str,
     """Probe ``channels``' versions and record them on the job (the write in a thread).
 
     Meant to run beside the dispatch in its task group, so the probes add no wall time;
-    cancelling it once the channels have settled simply records nothing.
+    cancelling it once the channels have settled simply records nothing. An executable
+    probed before (same path, size, mtime, inode) is answered from the cache.
     """
-    versions = await cli_versions_async(channels)
+    versions = await cli_versions_async(channels, cached=True)
     await anyio.to_thread.run_sync(record_cli_versions, store, job_id, versions)

@@ -6,6 +6,7 @@ them run in linear time (see :mod:`mmr.parsers.brackets`).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -30,6 +31,8 @@ _MISMATCH_SNIPPET_LIMIT = 200
 
 _BRACE_TOKENS = re.compile(r'["\\{}]')
 _ANY_OPENER = re.compile(r"[{\[]")
+#: Only finds where a valid value ends (its own hooks would reject what the parse decides).
+_END_FINDER = json.JSONDecoder()
 
 
 def extract_first_object(text: str) -> str:
@@ -37,6 +40,14 @@ def extract_first_object(text: str) -> str:
     start = text.find("{")
     if start < 0:
         raise ParseError(NO_OBJECT)
+    try:  # a valid object ends where the brace count ends; the C decoder finds it fastest
+        _, end = _END_FINDER.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return _count_braces(text, start)
+    return text[start:end]
+
+
+def _count_braces(text: str, start: int) -> str:
     depth = 0
     in_string = False
     skip_until = -1  # a backslash in a string hides the next character

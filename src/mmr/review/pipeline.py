@@ -16,7 +16,6 @@ from mmr.config.selection import select_channels
 from mmr.diff.inputs import check_reviewable, resolve_diff
 from mmr.errors import ChannelSelectionError, ConfigError
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
-from mmr.reconcile.documents import max_rounds_results, ratification_results
 from mmr.reconcile.verdict import unreachable_floor_warning
 from mmr.review.execute import run_sync_review, start_review_job
 from mmr.review.preflight import dry_run_report, run_preflight
@@ -46,6 +45,8 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     budget = check_round_budget(request.session, request.round, request.max_rounds,
                                 loaded.defaults.loop_control.max_rounds_default)   # 7
     if budget.exceeded:                                                      # 8
+        from mmr.reconcile.documents import max_rounds_results
+
         document = max_rounds_results(request.session, budget.effective_round,
                                       budget.max_rounds, loaded.defaults.fix_threshold)
         return ReviewOutcome(render_document(document, loaded.defaults.format),
@@ -104,6 +105,8 @@ def template_criteria(config: MmrConfig, name: str | None) -> tuple[str, ...]:
 
 def gate_outcome(block: GateBlock, trust: TrustContext, loaded: LoadedConfig) -> ReviewOutcome:
     """The ratification-gate document, exit 2 (ch. 05 §3.7)."""
+    from mmr.reconcile.documents import ratification_results
+
     document = ratification_results(
         block.summary, loaded.defaults.fix_threshold, trust.mode,
         proposed_acks=list(block.proposed.ack_files_changed),

@@ -2,7 +2,9 @@
 
 Formats are the reference's: ``<ch>.json`` holds the raw reply encoded as one JSON
 *string* (``mmr reconcile`` stores a normalised *object* instead), ``<ch>.pid`` the
-decimal pid without a newline, everything else plain text. Every write is atomic.
+decimal pid without a newline, everything else plain text. Every write is atomic; only
+``results.json`` is also fsynced (with ``job.json``, what a crashed job is recovered from:
+a status, reply or log lost to a power cut leaves the channel to be re-run or reported).
 """
 
 from __future__ import annotations
@@ -35,14 +37,15 @@ class ChannelFiles:
 
     def write_channel_output(self, job_id: str, channel: str, text: str) -> None:
         """Save a reply as ``<ch>.json``: the text as a JSON string literal, UTF-8 kept."""
-        atomic_write_bytes(self._write_target(job_id, channel, ".json"), dumps_json(text))
+        atomic_write_bytes(self._write_target(job_id, channel, ".json"), dumps_json(text),
+                           durable=False)
 
     def write_channel_output_object(
         self, job_id: str, channel: str, document: Mapping[str, Any]
     ) -> None:
         """Save a normalised ``{approved, findings, summary}`` object (``mmr reconcile``)."""
         path = self._write_target(job_id, channel, ".json")
-        atomic_write_bytes(path, dumps_json(dict(document)))
+        atomic_write_bytes(path, dumps_json(dict(document)), durable=False)
 
     def read_channel_output(self, job_id: str, channel: str) -> str | None:
         """The raw reply: the decoded string when the file holds a JSON string, else its
@@ -58,7 +61,7 @@ class ChannelFiles:
         return data.decode("utf-8", "surrogateescape")
 
     def write_log(self, job_id: str, channel: str, text: str) -> None:
-        atomic_write_text(self._write_target(job_id, channel, ".log"), text)
+        atomic_write_text(self._write_target(job_id, channel, ".log"), text, durable=False)
 
     def append_log(self, job_id: str, channel: str, line: str) -> None:
         """Add one line to ``<ch>.log`` (creating it)."""
@@ -68,7 +71,7 @@ class ChannelFiles:
         return _read_text(self._channel_path(job_id, channel, ".log"))
 
     def write_pid(self, job_id: str, channel: str, pid: int) -> None:
-        atomic_write_text(self._write_target(job_id, channel, ".pid"), str(pid))
+        atomic_write_text(self._write_target(job_id, channel, ".pid"), str(pid), durable=False)
 
     def read_pid(self, job_id: str, channel: str) -> int | None:
         """The recorded pid; None when absent or not a number (the reference's ``undefined``)."""
@@ -82,7 +85,7 @@ class ChannelFiles:
     def write_channel_prompt(self, job_id: str, channel: str, prompt: str) -> Path:
         """Write the channel's prompt file (exact text) and return its path."""
         path = self._write_target(job_id, channel, ".prompt.txt")
-        atomic_write_text(path, prompt)
+        atomic_write_text(path, prompt, durable=False)
         return path
 
     def stdout_spool_path(self, job_id: str, channel: str) -> Path:
@@ -104,7 +107,7 @@ class ChannelFiles:
     # -- per job -----------------------------------------------------------------------
 
     def write_prompt(self, job_id: str, prompt: str) -> None:
-        atomic_write_text(self.existing(job_id).prompt, prompt)
+        atomic_write_text(self.existing(job_id).prompt, prompt, durable=False)
 
     def read_prompt(self, job_id: str) -> str | None:
         return _read_text(self.existing(job_id).prompt)
@@ -113,7 +116,7 @@ class ChannelFiles:
         return self.existing(job_id).diff
 
     def write_diff(self, job_id: str, diff: str) -> None:
-        atomic_write_text(self.existing(job_id).diff, diff)
+        atomic_write_text(self.existing(job_id).diff, diff, durable=False)
 
     def read_diff(self, job_id: str) -> str | None:
         return _read_text(self.existing(job_id).diff)
@@ -139,7 +142,7 @@ def append_line(path: Path, line: str) -> None:
     """Append ``line`` to a text file, atomically (the file is small: logs, diagnostics)."""
     existing = _read_text(path) or ""
     separator = "" if not existing or existing.endswith("\n") else "\n"
-    atomic_write_text(path, f"{existing}{separator}{line}\n")
+    atomic_write_text(path, f"{existing}{separator}{line}\n", durable=False)
 
 
 def _read_text(path: Path) -> str | None:

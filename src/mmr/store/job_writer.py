@@ -58,7 +58,7 @@ def merge_status_file(paths: JobPaths, channel: str, partial: Mapping[str, Any])
             merged[key] = json_value(value)
     ChannelJobEntry.model_validate({"status": "dispatched", **merged})
     ensure_private_dir(paths.channels_dir)
-    atomic_write_json(paths.status_file(channel), merged)
+    atomic_write_json(paths.status_file(channel), merged, durable=False)
 
 
 def json_value(value: Any) -> Any:

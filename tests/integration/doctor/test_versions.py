@@ -104,3 +104,39 @@ def test_recorded_beside_a_running_dispatch(fake_cli: FakeCliFactory):
 
     anyio.run(review)
     assert store.load(job.job_id).cli_versions == {"codex": "codex-cli 0.50.0"}
+
+
+def test_a_review_probes_an_unchanged_executable_once(fake_cli: FakeCliFactory):
+    import anyio
+
+    from mmr.dispatch.version_cache import cache_path
+    from mmr.dispatch.versions import cli_versions_async
+
+    fake = fake_cli("cached-cli", stdout="cached-cli 1.0")
+    channels = {"a": channel("cached-cli exec"), "b": channel("cached-cli")}
+    probes = lambda: sum(c["argv"] == ["--version"] for c in fake.calls(  # noqa: E731
+        include_version_probes=True))
+    first = anyio.run(lambda: cli_versions_async(channels, cached=True))
+    second = anyio.run(lambda: cli_versions_async(channels, cached=True))
+    assert first == second == {"a": "cached-cli 1.0", "b": "cached-cli 1.0"}
+    assert probes() == 1
+    assert cache_path().is_file()
+    fake = fake_cli("cached-cli", stdout="cached-cli 2.0 (upgraded)")  # a new file: new key
+    assert anyio.run(lambda: cli_versions_async(channels, cached=True))["a"] == \
+        "cached-cli 2.0 (upgraded)"
+    assert anyio.run(cli_versions_async, channels) == {  # uncached callers always probe
+        "a": "cached-cli 2.0 (upgraded)", "b": "cached-cli 2.0 (upgraded)"}
+
+
+def test_a_malformed_cache_is_ignored_and_replaced(fake_cli: FakeCliFactory):
+    import anyio
+
+    from mmr.dispatch.version_cache import cache_path
+    from mmr.dispatch.versions import cli_versions_async
+
+    fake_cli("cached-cli", stdout="cached-cli 1.0")
+    cache_path().parent.mkdir(parents=True, exist_ok=True)
+    cache_path().write_text("[not, an object")
+    channels = {"a": channel("cached-cli")}
+    assert anyio.run(lambda: cli_versions_async(channels, cached=True)) == {"a": "cached-cli 1.0"}
+    assert list(json.loads(cache_path().read_text()).values()) == ["cached-cli 1.0"]
