@@ -170,6 +170,9 @@ class ChannelResult(_Model):
     #: mmr additions (issue 13): findings the reference drops, omitted when there are none.
     outside_diff_findings: list[Finding] | None = None
     unanchored_findings: list[Finding] | None = None
+    #: mmr additions (review cache): the reply was reused from job ``cached_from``.
+    cached: bool | None = None
+    cached_from: str | None = None
 
 
 class ResultsMetadata(_Model):

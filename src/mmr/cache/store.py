@@ -119,6 +119,12 @@ class ReviewCache:
         return sum(stat.st_size for _, stat in self.entries())
 
 
+def open_review_cache(home: Path, *, max_age_days: float, max_size_mb: int) -> ReviewCache:
+    """The cache under ``<home>/cache/reviews`` with ``defaults.cache``'s limits."""
+    return ReviewCache(home / "cache" / "reviews", max_age_s=max_age_days * 86400,
+                       max_bytes=max_size_mb * 1024 * 1024)
+
+
 def _remove(path: Path) -> int:
     try:
         path.unlink()

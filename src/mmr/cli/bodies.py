@@ -20,7 +20,7 @@ def review_command(
     focus: str | None, fix_threshold: Severity | None, channels: list[str] | None,
     timeout: float | None, template: str | None, max_diff_lines: int | None,
     fmt: Format | None, sync: bool, dry_run: bool, compensate_missing: bool, quiet: bool,
-    session: str | None, round_number: int | None, max_rounds: int | None,
+    no_cache: bool, session: str | None, round_number: int | None, max_rounds: int | None,
     accept_new_acks: bool, trust_project_acks: bool, trust_project_config: bool,
     config_base_ref: str | None,
 ) -> int:
@@ -43,7 +43,7 @@ def review_command(
         fix_threshold=fix_threshold, channels=None if channels is None else tuple(channels),
         timeout=timeout, template=template, max_diff_lines=max_diff_lines, format=fmt,
         sync=sync, dry_run=dry_run, compensate_missing=compensate_missing, quiet=quiet,
-        session=session, round=round_number, max_rounds=max_rounds,
+        no_cache=no_cache, session=session, round=round_number, max_rounds=max_rounds,
         accept_new_acks=accept_new_acks, trust_project_acks=trust_project_acks,
         trust_project_config=trust_project_config, config_base_ref=config_base_ref,
     )

@@ -30,19 +30,24 @@ def list_jobs() -> int:
 
 @app.command("prune")
 def prune_jobs() -> int:
-    """Delete jobs older than defaults.job_retention_days (default 7)."""
+    """Delete jobs older than defaults.job_retention_days (default 7), and prune the review
+    cache (expired replies, then the least recently used past defaults.cache.max_size_mb)."""
     import json
     from datetime import UTC, datetime
 
+    from mmr.cache.store import open_review_cache
     from mmr.cli.output import write_report
     from mmr.config.loaded import WorkingTree
     from mmr.config.loader import load_config
-    from mmr.config.paths import find_project_root, jobs_dir
+    from mmr.config.paths import find_project_root, jobs_dir, mmr_home
     from mmr.store.jobs import JobStore
 
     loaded = load_config(find_project_root(), project_source=WorkingTree())
     days = loaded.defaults.job_retention_days
     pruned = JobStore(jobs_dir()).prune(days, datetime.now(UTC))
-    write_report(json.dumps({"pruned": len(pruned), "retention_days": days},
-                            separators=(",", ":")))
+    cache = loaded.defaults.cache
+    cache_pruned = open_review_cache(mmr_home(), max_age_days=float(cache.max_age),
+                                     max_size_mb=cache.max_size_mb).prune()
+    write_report(json.dumps({"pruned": len(pruned), "retention_days": days,
+                             "cache_pruned": cache_pruned}, separators=(",", ":")))
     return 0

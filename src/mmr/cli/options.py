@@ -101,6 +101,8 @@ COMMANDS: Mapping[str, HotCommand] = {
             _switch("compensate_missing", "--compensate-missing",
                     "Also compensate channels that are not installed."),
             _switch("quiet", "--quiet", "No per-channel progress on stderr."),
+            _switch("no_cache", "--no-cache",
+                    "Run every channel again, even when a cached reply would be reused."),
             Param("session", "--session", "Link the review to session ID."),
             Param("round_number", "--round", "The round number within the session (default 1).",
                   kind="int"),

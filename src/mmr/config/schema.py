@@ -75,6 +75,15 @@ class LoopControl(ConfigModel):
 COMPENSATOR_EMPTY = "defaults.compensator must define channel or channel_focus_map"
 
 
+class CacheConfig(ConfigModel):
+    max_age: Days = Field(
+        7, description="Days a channel's reply is reused for the same channel, CLI and prompt; "
+                       "0 turns the review cache off (as `--no-cache` does for one run).")
+    max_size_mb: PositiveInt = Field(
+        256, description="Size cap of `<MMR_HOME>/cache/reviews/`; the least recently used "
+                         "replies go first.")
+
+
 class CompensatorConfig(ConfigModel):
     """Which channel runs compensating passes; strict, unlike every other block (§2.4)."""
 
@@ -151,6 +160,11 @@ class Defaults(ConfigModel):
         ),
     )
     default_branch: StrictStr | None = Field(default=None, description=DEFAULT_BRANCH_DOC)
+    cache: CacheConfig = Field(
+        default_factory=CacheConfig,
+        description="The review cache: a channel's parsed reply reused when the same channel "
+                    "gets the same (redacted) prompt again. Failed, timed-out and "
+                    "compensating runs are never cached.")
 
 
 class TemplateConfig(ConfigModel):

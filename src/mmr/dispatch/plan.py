@@ -18,6 +18,7 @@ from mmr.models import ChannelStatus, ParsedOutput, Telemetry
 from mmr.parsers.specs import ParserSpec
 
 if TYPE_CHECKING:
+    from mmr.cache.store import ReviewCache
     from mmr.config.channel_schema import HttpChannel, SubprocessChannel
     from mmr.store.jobs import JobStore
 
@@ -59,6 +60,7 @@ class ChannelOutcome:
     error: str | None = None
     parsed: ParsedOutput | None = None
     telemetry: Telemetry | None = None
+    cached: bool = False  #: the reply came from the review cache; no process ran
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,3 +90,5 @@ class DispatchContext:
     extra: dict[str, str] = field(default_factory=dict)
     #: ``{{roots}}`` in flags (``mmr explore``); None drops the flag pair that uses it.
     roots: tuple[str, ...] | None = None
+    #: Replies reused across reviews (``defaults.cache``); None: every channel runs.
+    cache: ReviewCache | None = None

@@ -28,6 +28,7 @@ import anyio
 
 from mmr.dispatch import clean_tree
 from mmr.dispatch.attempt import run_attempt
+from mmr.dispatch.cached import cache_key, remember, replay
 from mmr.dispatch.interrupts import interrupt_log, received_signal
 from mmr.dispatch.isolation import sweep_once
 from mmr.dispatch.plan import ChannelEvent, ChannelOutcome, ChannelPlan, DispatchContext
@@ -92,6 +93,12 @@ async def _finish(plan: ChannelPlan, ctx: DispatchContext, final: _Final, *, sta
 
 async def _run_channel(plan: ChannelPlan, ctx: DispatchContext) -> ChannelOutcome:
     started = time.monotonic()
+    key = await in_thread(cache_key, plan, ctx)
+    cached = await replay(plan, ctx, key) if key is not None else None
+    if cached is not None:
+        outcome = await _finish(plan, ctx, _Final("completed"), started=started,
+                                started_at=cached.started_at, last=cached)
+        return replace(outcome, cached=True)
     channel = plan.channel
     before = await in_thread(clean_tree.tree_state, ctx.repo_root) \
         if channel.assert_clean_tree else None
@@ -114,6 +121,8 @@ async def _run_channel(plan: ChannelPlan, ctx: DispatchContext) -> ChannelOutcom
         changed = clean_tree.dirt(before, after) if after is not None else []
         if changed:
             final = _Final("failed", clean_tree.DIRTIED_WORKTREE, clean_tree.dirt_log(changed))
+    if key is not None and final.status == "completed":
+        await remember(plan, ctx, key, result)
     return await _finish(plan, ctx, final, started=started, runs=runs,
                          started_at=first_started_at, history=history, last=result)
 

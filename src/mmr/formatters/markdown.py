@@ -111,6 +111,8 @@ def _channel_bullet(name: str, channel: ChannelResult) -> str:
     bullet = f"- **{name}:** {channel.status} ({channel.elapsed})"
     if channel.reason:
         bullet += f" [{channel.reason}]"
+    if channel.cached:
+        bullet += f" (cached from {channel.cached_from})"
     parts = telemetry_parts(channel.telemetry)
     if parts:
         bullet += " — " + " · ".join(parts)

@@ -112,6 +112,8 @@ def _channel_lines(name: str, channel: ChannelResult) -> list[str]:
     head = f"  {name}: {channel.status} ({channel.elapsed})"
     if channel.reason:
         head += f" [{channel.reason}]"
+    if channel.cached:
+        head += f" (cached from {channel.cached_from})"
     lines = [head]
     parts = telemetry_parts(channel.telemetry)
     if parts:

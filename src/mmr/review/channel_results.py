@@ -132,6 +132,8 @@ def _extras(entry: ChannelJobEntry) -> dict[str, Any]:
     extras: dict[str, Any] = {"reason": entry.reason}
     if entry.attempts is not None and entry.attempts > 1:
         extras["attempts"] = entry.attempts
+    if entry.cached:
+        extras.update(cached=True, cached_from=entry.cached_from)
     if entry.telemetry:
         # Figures a newer mmr wrote in a shape this one does not know are left out.
         with contextlib.suppress(ValidationError):

@@ -31,6 +31,8 @@ from mmr.store.layout import COMPENSATING_PREFIX
 from mmr.store.records import JobRecord, ReviewControls
 
 if TYPE_CHECKING:
+    from mmr.cache.store import ReviewCache
+    from mmr.config.schema import CacheConfig
     from mmr.models import ReconciledResults
 
 #: What runs after the channels settle; imported while they run (:func:`warm_up`), so the
@@ -95,6 +97,17 @@ def record_gate_results(store: JobStore, job_id: str, gate: Sequence[GateResult]
 VERSION_GRACE_S = 0.5
 
 
+def review_cache(config: CacheConfig) -> ReviewCache | None:
+    """The review cache ``defaults.cache`` describes; None when it is off."""
+    from mmr.cache.store import open_review_cache
+    from mmr.config.paths import mmr_home
+
+    if not config.max_age > 0:
+        return None
+    return open_review_cache(mmr_home(), max_age_days=float(config.max_age),
+                             max_size_mb=config.max_size_mb)
+
+
 def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
                  io: ReviewIO) -> None:
     """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
@@ -105,7 +118,8 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
 
     plans = [r.planned.plan for r in gate if r.passed and r.planned.plan is not None]
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
-                          parallel=job_plan.loaded.defaults.parallel, on_event=io.progress)
+                          parallel=job_plan.loaded.defaults.parallel, on_event=io.progress,
+                          cache=review_cache(job_plan.loaded.defaults.cache))
 
     async def work() -> list[str]:
         from mmr.dispatch.versions import record_cli_versions_async
@@ -119,11 +133,14 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
         async with anyio.create_task_group() as group:
             # Which CLI versions reviewed this job, probed beside the dispatch (no wall time).
             group.start_soon(record_versions)
+            outcomes = {}
             if plans:
                 group.start_soon(anyio.to_thread.run_sync, warm_up)
-                await dispatch_all(plans, ctx)
-            with anyio.move_on_after(VERSION_GRACE_S):
-                await versions_recorded.wait()
+                outcomes = await dispatch_all(plans, ctx)
+            # Every reply came from the cache: no CLI ran, so no version is worth a wait.
+            if not outcomes or not all(o.cached for o in outcomes.values()):
+                with anyio.move_on_after(VERSION_GRACE_S):
+                    await versions_recorded.wait()
             group.cancel_scope.cancel()  # a CLI slow to say its version never delays a review
         from mmr.review.compensate import plan_compensation, run_compensation
 

@@ -43,6 +43,7 @@ class ReviewRequest(BaseModel):
     dry_run: bool = False
     compensate_missing: bool = False
     quiet: bool = False
+    no_cache: bool = False
     # rounds
     session: str | None = None
     round: int | None = None
@@ -66,9 +67,10 @@ class ReviewRequest(BaseModel):
         )
 
     def config_overrides(self) -> dict[str, Any]:
-        """The three flags that are a config layer: ``defaults.fix_threshold/timeout/format``."""
+        """The flags that are a config layer: ``defaults.fix_threshold/timeout/format``, and
+        ``--no-cache`` as ``defaults.cache.max_age: 0``."""
         return {"fix_threshold": self.fix_threshold, "timeout": self.timeout,
-                "format": self.format}
+                "format": self.format, "cache": {"max_age": 0} if self.no_cache else None}
 
     @property
     def round_number(self) -> int:

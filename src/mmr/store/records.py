@@ -59,6 +59,9 @@ class ChannelJobEntry(_Record):
     compensator: str | None = None
     injected: bool | None = None
     error: str | None = None
+    #: The reply came from the review cache, first given in job ``cached_from``.
+    cached: bool | None = None
+    cached_from: str | None = None
 
     @property
     def is_terminal(self) -> bool:

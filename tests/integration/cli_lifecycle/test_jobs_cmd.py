@@ -55,7 +55,7 @@ def test_prune_removes_jobs_older_than_the_default_seven_days(
     result = run_mmr("jobs", "prune")
 
     assert result.code == 0
-    assert result.out == '{"pruned":1,"retention_days":7}\n'
+    assert result.out == '{"pruned":1,"retention_days":7,"cache_pruned":0}\n'
     assert not store.paths(old).root.exists()
     assert store.paths(recent).root.exists()
 
@@ -71,7 +71,7 @@ def test_prune_reads_the_project_root_config(
 
     result = run_mmr("jobs", "prune")
 
-    assert result.out == '{"pruned":0,"retention_days":30}\n'
+    assert result.out == '{"pruned":0,"retention_days":30,"cache_pruned":0}\n'
     assert store.paths(old).root.exists()
 
 
@@ -82,7 +82,7 @@ def test_prune_reads_the_user_config(store: JobStore, run_mmr: RunMmr) -> None:
 
     result = run_mmr("jobs", "prune")
 
-    assert result.out == '{"pruned":1,"retention_days":0.5}\n'
+    assert result.out == '{"pruned":1,"retention_days":0.5,"cache_pruned":0}\n'
     assert not store.paths(old).root.exists()
 
 
@@ -97,7 +97,7 @@ def test_prune_removes_old_half_written_job_dirs(store: JobStore, run_mmr: RunMm
 
     result = run_mmr("jobs", "prune")
 
-    assert result.out == '{"pruned":1,"retention_days":7}\n'
+    assert result.out == '{"pruned":1,"retention_days":7,"cache_pruned":0}\n'
     assert not stale.exists()
     assert fresh.exists()
 
