@@ -102,10 +102,18 @@ def test_blocked_pull_request_annotates_uploads_sarif_and_fails(runner, fake_cli
     steps, installer_log = runner({"upload-sarif": "true"})
     step = by_name(steps)
     assert [s.name for s in steps] == [
-        "Set up Python for mmr", "Install mmr", "Review the pull request",
+        "Set up Python for mmr", "Install mmr", "Hash the diff for the review cache",
+        "Restore and save the review cache", "Review the pull request",
         "Post the sticky pull-request comment", "Upload findings to code scanning",
         "Gate on the verdict"]
     assert step["Post the sticky pull-request comment"].skipped  # comment: off by default
+    # The review cache is persisted, keyed by the diff: the same change hashes the same.
+    key = step["Hash the diff for the review cache"].outputs["key"]
+    assert key.startswith("mmr-review-cache-") and len(key) == len("mmr-review-cache-") + 16
+    cache = step["Restore and save the review cache"]
+    assert cache.uses == "actions/cache@v4"
+    assert cache.with_ == {"path": "~/.mmr/cache/reviews", "key": key,
+                           "restore-keys": "mmr-review-cache-"}
 
     install = step["Install mmr"]
     assert install.code == 0, install.stderr
