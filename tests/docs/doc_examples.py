@@ -38,10 +38,10 @@ def documents() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
-def examples(paths: list[Path] | None = None) -> list[Example]:
+def examples(paths: list[Path] | None = None, root: Path = ROOT) -> list[Example]:
     found: list[Example] = []
     for path in documents() if paths is None else paths:
-        rel = path.relative_to(ROOT).as_posix()
+        rel = path.relative_to(root).as_posix()
         for number, line, language in _block_lines(path.read_text(encoding="utf-8")):
             text = line.lstrip()
             if language == "console":

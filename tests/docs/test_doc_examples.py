@@ -145,8 +145,10 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
         Case(2, run="mmr reconcile <job-id> --channel mine --input findings.json >/dev/null; "
                     "mmr results <job-id> --format text", says=(OUTSIDE,)),
     ),
-    "README.md: mmr reconcile <job-id> --channel mine --input findings.json":
+    "README.md: mmr reconcile <job-id> --channel mine --input findings.json": (
         Case(2, says=('"verdict": "blocked"', OUTSIDE)),
+        Case(5, run="mmr reconcile <job-id> --channel mine --input missing.json"),
+    ),
     "README.md: mmr doctor": Case(0, says=("alpha", "ok")),
     "README.md: mmr config init && mmr config channels --format text":
         Case(0, says=("Created ", "alpha"), check=project_config_written),
