@@ -131,6 +131,10 @@ class Sandbox:
         git.git("add", "--", *paths)
         git.git("commit", "-q", "-m", message, "--", *paths)
 
+    def merge_to_main(self) -> None:
+        """What the recipes ask: the committed channel is on the default branch too."""
+        GitRepo(self.repo).git("branch", "-f", "main", "HEAD")
+
 
 def _base_env(sandbox: Sandbox) -> dict[str, str]:
     env = {key: os.environ[key] for key in _ENV_KEEP if key in os.environ}
@@ -182,6 +186,7 @@ def _lint_recipe(sandbox: Sandbox) -> None:
     """docs/recipes/linter.md: the wrapper script and its channel, committed."""
     _lint_files(sandbox)
     sandbox.commit(".mmr.yaml", "scripts/mmr-lint", message="lint channel")
+    sandbox.merge_to_main()
 
 
 def _lint_files(sandbox: Sandbox) -> None:
@@ -200,6 +205,7 @@ def _ollama_recipe(sandbox: Sandbox) -> None:
     text = text.replace("http://127.0.0.1:11434/", sandbox.server.url("/"))
     (sandbox.repo / ".mmr.yaml").write_text(text, encoding="utf-8")
     sandbox.commit(".mmr.yaml", message="ollama channel")
+    sandbox.merge_to_main()
 
 
 def _beta_fails(sandbox: Sandbox) -> None:

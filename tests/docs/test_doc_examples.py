@@ -103,6 +103,14 @@ def probed(channel: str) -> Check:
     return check
 
 
+def replies_reused(sandbox: Sandbox, run: Run) -> None:
+    """docs/cache.md: the same review again runs no channel; --no-cache runs every one."""
+    again = sandbox.mmr_json("mmr review --base main --sync")
+    assert {ch["cached"] for ch in again["per_channel"].values() if "cached" in ch} == {True}
+    fresh = sandbox.mmr_json("mmr review --base main --sync --no-cache")
+    assert not [ch for ch in fresh["per_channel"].values() if ch.get("cached")]
+
+
 def sarif_log(sandbox: Sandbox, run: Run) -> None:
     log = json.loads((sandbox.repo / "mmr.sarif").read_text(encoding="utf-8"))
     assert log["version"] == "2.1.0" and log["runs"][0]["tool"]["driver"]["name"] == "mmr"
@@ -182,6 +190,8 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
         Case(3, "ollama-recipe", says=("NEEDS DECISION", "ollama: completed")),
     "docs/sarif.md: mmr review --base main --sync --format sarif > mmr.sarif":
         Case(0, check=sarif_log),
+    "docs/cache.md: mmr review --base main --sync": Case(0, check=replies_reused),
+    "docs/cache.md: mmr review --base main --sync --no-cache": Case(0),
 }
 
 ALL = examples()
