@@ -25,7 +25,6 @@ from mmr.store.job_status import require_results_ready
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord
 
-
 #: Exit code of ``results``/``reconcile`` for an interrupted job whose verdict exits 0.
 INTERRUPTED_JOB_EXIT = 4
 
