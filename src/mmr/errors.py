@@ -6,6 +6,8 @@ and an exit code. Anything else escaping a command is a bug (exit 1 with a crash
 
 from __future__ import annotations
 
+import errno
+
 from mmr.vocabulary import EXIT_ERROR, EXIT_NOT_FOUND
 
 
@@ -45,3 +47,22 @@ class ReconcileInputError(MmrError):
     """`mmr reconcile` input is missing or invalid (exit 5)."""
 
     exit_code = EXIT_NOT_FOUND
+
+
+class StoreWriteError(MmrError, OSError):
+    """A file could not be written: disk full, quota, read-only filesystem, permission.
+
+    Raised by the write chokepoint (:func:`mmr.fs.atomic_write_bytes`); it is an
+    ``OSError`` too, so callers that already handle one keep doing so. Nothing half
+    written is left: the temp file is removed and the target keeps its old content.
+    """
+
+    def __init__(self, path: object, exc: OSError) -> None:
+        super().__init__(exc.errno, exc.strerror, str(path))
+        self.path = str(path)
+
+    def __str__(self) -> str:
+        full = self.errno in (errno.ENOSPC, errno.EDQUOT)
+        fix = "Free space on that filesystem" if full else "Make it writable"
+        return (f"cannot write {self.path}: {self.strerror}. {fix} or point MMR_HOME at "
+                "a writable directory (default ~/.mmr)")

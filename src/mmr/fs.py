@@ -10,6 +10,9 @@ so by default a write never goes *through* a symlink. Callers that must keep a u
 link (the user config file, ch. 01) pass ``follow_symlinks=True``: the link's final
 target is then replaced atomically and the link itself is left alone.
 
+A full disk, a quota, a read-only filesystem or a permission refusal (:data:`WRITE_FAULTS`)
+becomes :class:`mmr.errors.StoreWriteError`: one line naming the path and the fix.
+
 This is mmr's one implementation of the temp-file-fsync-rename write: the config writer
 (:mod:`mmr.config_edit.atomic_file`) builds its symlink and mode policy on :func:`write_temp`,
 :func:`atomic_write_bytes` and :func:`fsync_dir`.
@@ -18,14 +21,19 @@ This is mmr's one implementation of the temp-file-fsync-rename write: the config
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from mmr.errors import StoreWriteError
+
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+#: Write failures that are the environment's, not mmr's: a typed one-line error.
+WRITE_FAULTS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM})
 
 
 def encode_text(text: str) -> bytes:
@@ -77,11 +85,18 @@ def atomic_write_bytes(path: Path, data: bytes, *, follow_symlinks: bool = False
     can do without; the job record and the final results stay durable.
     """
     target = Path(os.path.realpath(path)) if follow_symlinks else path
-    tmp = write_temp(target, data, mode, durable=durable)
     try:
-        tmp.replace(target)
-    except BaseException:
-        remove_if_present(tmp)
+        tmp = write_temp(target, data, mode, durable=durable)
+        try:
+            tmp.replace(target)
+        except BaseException:
+            remove_if_present(tmp)
+            raise
+    except StoreWriteError:
+        raise
+    except OSError as exc:
+        if exc.errno in WRITE_FAULTS:
+            raise StoreWriteError(path, exc) from exc
         raise
     if durable:
         fsync_dir(target.parent)

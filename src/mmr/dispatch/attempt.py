@@ -14,9 +14,10 @@ stdout over ``MAX_REPLY_BYTES``          failed     (log text: the size; ``<ch>.
 the deadline fired first                 timeout    (log text: captured stderr, if any)
 =======================================  =========  =======================================
 
-Stdout is streamed to ``<ch>.stdout`` while the child runs and only its head stays in
-memory, so a runaway channel cannot exhaust mmr's memory (ch. 02 §5.6); the spool file
-is removed as soon as the reply is known to fit.
+Stdout is streamed to ``<ch>.stdout`` while the child runs; only its head (the parse cap)
+stays in memory and on disk, the rest is drained and counted, so a runaway channel can
+exhaust neither mmr's memory nor the disk (ch. 02 §5.6, issue 16); the spool file is
+removed as soon as the reply is known to fit.
 
 The log text is returned, not written: the caller writes ``<ch>.log`` once the channel is
 final, after any re-dispatch, so the log describes the outcome that stands.
@@ -67,7 +68,7 @@ def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
 
 def too_large_log(outcome: ProcessOutcome, spool: Path | None) -> str:
     """The log of a reply over :data:`MAX_REPLY_BYTES` (ch. 02 §5.6: never a silent cut)."""
-    where = f"; the full output is in {spool}" if spool is not None else ""
+    where = f"; its first {MAX_REPLY_BYTES} bytes are in {spool}" if spool is not None else ""
     return (f"stdout was {outcome.stdout_bytes} bytes, over the {MAX_REPLY_BYTES} bytes mmr "
             f"reads from a reply, so it was not parsed{where}")
 

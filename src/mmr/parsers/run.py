@@ -10,6 +10,7 @@ from typing import Any
 from mmr.models import ParsedOutput, ParseFailure
 from mmr.parsers.answer import check_answer
 from mmr.parsers.errors import GateFailedError
+from mmr.parsers.limits import apply_reply_limits
 from mmr.parsers.markdown_findings import parse_markdown_findings
 from mmr.parsers.regex_findings import parse_regex_findings
 from mmr.parsers.registry import get_parser
@@ -70,7 +71,7 @@ def parse_channel_output(
         return _failure(exc)
     if isinstance(result, Answer):
         return ParsedOutput(approved=True, findings=[], summary=result.text)
-    return result
+    return apply_reply_limits(result) if isinstance(result, ParsedOutput) else result
 
 
 def parse_answer(

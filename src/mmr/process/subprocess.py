@@ -79,7 +79,11 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 
 class _Capture:
-    """Keeps the head of a stream in memory (up to ``limit``) and tees all of it to a file."""
+    """Keeps the head of a stream (up to ``limit``) in memory and in the tee file.
+
+    The rest is drained and counted (``total``) but kept nowhere: a runaway channel
+    cannot fill the disk any more than the memory (issue 16).
+    """
 
     def __init__(self, limit: int | None, file: BinaryIO | None = None) -> None:
         self.limit = limit
@@ -95,9 +99,9 @@ class _Capture:
         if room:
             self._chunks.append(chunk[:room])
             self._kept += min(room, len(chunk))
-        if self.file is not None and self.error is None:
+        if self.file is not None and self.error is None and room:
             try:
-                self.file.write(chunk)
+                self.file.write(chunk[:room])
             except OSError as exc:
                 self.error = f"cannot write stdout to {self.file.name}: {exc.strerror}"
 

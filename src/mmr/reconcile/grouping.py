@@ -4,20 +4,30 @@ Findings are visited in a fixed sort order and each joins the best existing grou
 key, else by description similarity at the same normalised location) or founds a new
 one, exactly like the reference. Groups are indexed by key, by signature and by raw
 location, so a finding only looks at groups it could join instead of scanning them all;
-candidates are kept in the order the reference's full scan would meet them.
+candidates are kept in the order the reference's full scan would meet them. Where many
+findings share one normalised location, a prefix-filter index over shingles
+(:mod:`mmr.reconcile.prefix_index`) keeps the candidate search near-linear.
+
+When the reference's rule finds no group, a finding joins one it could have joined by
+that rule (and of its category) whose founder says the same in other function words
+(:mod:`mmr.reconcile.wording`; a documented difference, docs/differences/reconcile-verdict.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 
 from mmr.models import Finding
 from mmr.reconcile.collation import CollateKey, collate_key
+from mmr.reconcile.prefix_index import PrefixIndex
 from mmr.reconcile.stable_id import BatchIdentifier, StableIdentity
+from mmr.reconcile.wording import REWORDED_THRESHOLD, content_words, reworded
 
 FUZZY_THRESHOLD = 0.7
+#: At most this many findings at one normalised location are searched without an index.
+SCAN_LIMIT = 48
 
 
 @dataclass(slots=True, eq=False)
@@ -31,6 +41,14 @@ class Attributed:
     shingle: frozenset[str] = field(init=False)
     #: Normalised location, category and suggestion: equal ones may fuzzy-merge anywhere.
     signature: tuple[str, str, str] = field(init=False)
+    _words: frozenset[str] | None = field(init=False, default=None)
+
+    @property
+    def words(self) -> frozenset[str]:
+        """Content words of the description, computed on first use."""
+        if self._words is None:
+            self._words = content_words(self.ident.normalized_description)
+        return self._words
 
     def __post_init__(self) -> None:
         self.location = self.ident.location
@@ -99,21 +117,30 @@ class Grouper:
     category and suggestion (its signature) or one of its raw locations. Every member of a
     group has the founder's normalised location, so a raw location implies it; two
     indexes over the groups with a non-empty founder shingle therefore find exactly the
-    groups the reference's scan would test.
+    groups the reference's scan would test. ``findings`` (all that will be placed) fixes
+    the element order of the prefix indexes of crowded locations; ``merge_reworded=False``
+    is the reference's rule alone.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, findings: Sequence[Attributed] = (), *, merge_reworded: bool = True) -> None:
+        self._merge_reworded = merge_reworded
         self.groups: list[Group] = []
         self._by_key: dict[str, list[Group]] = {}
         self._by_signature: dict[tuple[str, str, str], list[Group]] = {}
         self._by_raw_location: dict[str, list[Group]] = {}
+        self._by_location: dict[str, list[Group]] = {}
+        self._at_location: dict[str, list[Attributed]] = {}
+        for f in findings:
+            self._at_location.setdefault(f.ident.normalized_location, []).append(f)
+        self._shingle_index: dict[str, PrefixIndex[Group]] = {}
+        self._word_index: dict[str, PrefixIndex[Group]] = {}
 
     def place(self, f: Attributed) -> None:
         """Join by key, else by similarity, else found a new group (§3.3 steps 1-3)."""
         keyed = self._by_key.setdefault(f.ident.finding_key, [])
         group = _best([g for g in keyed if g.can_join(f)], f)
         if group is None:
-            group = _best(self._fuzzy_candidates(f), f)
+            group = _best(self._fuzzy_candidates(f), f) or _best(self._reworded(f), f)
             if group is not None:
                 keyed.append(group)
         if group is None:
@@ -121,22 +148,71 @@ class Grouper:
             keyed.append(group)
         self._add(group, f)
 
+    def _crowded(self, nloc: str) -> bool:
+        return len(self._at_location.get(nloc, ())) > SCAN_LIMIT
+
     def _fuzzy_candidates(self, f: Attributed) -> list[Group]:
         """Groups ``f`` may join by similarity to their founder, in creation order."""
         if not f.shingle:
             return []
-        same = self._by_signature.get(f.signature, [])
-        nearby = self._by_raw_location.get(f.location, [])
+        nloc = f.ident.normalized_location
+        if self._crowded(nloc):
+            index = self._shingle_index.get(nloc)
+            found = index.candidates(f.shingle) if index else set()
+            pool = [g for g in found if g.founder.signature == f.signature
+                    or f.location in g.raw_locations]
+        else:
+            same = self._by_signature.get(f.signature, [])
+            nearby = self._by_raw_location.get(f.location, [])
+            pool = same if not nearby else list({*same, *nearby})
         # The reference scans every group in creation order; keep that order for ties.
-        pool = same if not nearby else sorted({*same, *nearby}, key=lambda g: g.order)
+        pool.sort(key=lambda g: g.order)
         return [g for g in pool if g.can_join(f) and _similar(g.founder.shingle, f.shingle)]
 
+    def _reworded(self, f: Attributed) -> list[Group]:
+        """Groups whose founder says what ``f`` says in other words.
+
+        The reference's structural condition still holds (same signature or one of the
+        group's raw locations) and the category must match as well.
+        """
+        words = f.words if self._merge_reworded else frozenset()
+        if not words:
+            return []
+        nloc, ncat = f.ident.normalized_location, f.ident.normalized_category
+        index = self._word_index.get(nloc)
+        pool = index.candidates(words) if index else self._by_location.get(nloc, [])
+        return sorted(
+            (g for g in pool if g.founder.ident.normalized_category == ncat
+             and (g.founder.signature == f.signature or f.location in g.raw_locations)
+             and g.can_join(f) and reworded(g.founder.words, words)),
+            key=lambda g: g.order,
+        )
+
     def _found(self, f: Attributed) -> Group:
-        group = Group(len(self.groups), f, collate_key(f.ident.normalized_location))
+        nloc = f.ident.normalized_location
+        group = Group(len(self.groups), f, collate_key(nloc))
         self.groups.append(group)
+        crowded = self._crowded(nloc)
         if f.shingle:
             self._by_signature.setdefault(f.signature, []).append(group)
+            if crowded:
+                self._index(self._shingle_index, nloc, FUZZY_THRESHOLD,
+                            lambda a: a.shingle).add(f.shingle, group)
+        if crowded:
+            if f.words:
+                self._index(self._word_index, nloc, REWORDED_THRESHOLD,
+                            lambda a: a.words).add(f.words, group)
+        else:
+            self._by_location.setdefault(nloc, []).append(group)
         return group
+
+    def _index(self, indexes: dict[str, PrefixIndex[Group]], nloc: str, threshold: float,
+               elements: Callable[[Attributed], frozenset[str]]) -> PrefixIndex[Group]:
+        index = indexes.get(nloc)
+        if index is None:
+            universe = (elements(a) for a in self._at_location[nloc])
+            index = indexes[nloc] = PrefixIndex(threshold, universe)
+        return index
 
     def _add(self, group: Group, f: Attributed) -> None:
         group.members.append(f)

@@ -81,11 +81,14 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _grouped(
-    channel_findings: Mapping[str, Sequence[Finding]], identities: Mapping[str, str]
+    channel_findings: Mapping[str, Sequence[Finding]],
+    identities: Mapping[str, str],
+    merge_reworded: bool,
 ) -> list[ReconciledFinding]:
     """Attribute, group and merge; every intermediate object is freed on return."""
-    grouper = Grouper()
-    for f in attribute(channel_findings):
+    findings = attribute(channel_findings)
+    grouper = Grouper(findings, merge_reworded=merge_reworded)
+    for f in findings:
         grouper.place(f)
     return [_merge(g, identities) for g in grouper.groups]
 
@@ -94,15 +97,18 @@ def reconcile(
     channel_findings: Mapping[str, Sequence[Finding]],
     *,
     identities: Mapping[str, str] | None = None,
+    merge_reworded: bool = True,
 ) -> list[ReconciledFinding]:
     """Group, merge, order and number the findings of the completed channels (§3).
 
     ``channel_findings`` is in job channel order. ``identities`` maps a channel to the
     reviewer that really ran it (a compensating pass → its compensator, §5.6); channels
     not in it are their own reviewer, which is the reference's behaviour.
+    ``merge_reworded=False`` groups by the reference's rule alone (no issue-13 item-6
+    merges of reworded findings).
     """
     with _collector_paused():
-        merged = _grouped(channel_findings, identities or {})
+        merged = _grouped(channel_findings, identities or {}, merge_reworded)
     merged.sort(key=lambda r: (SEVERITY_ORDER[r.severity], r.finding_key, collate_key(r.location)))
     for position, finding in enumerate(merged, 1):
         if finding.id is None:

@@ -183,7 +183,7 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     record_gate_results(store, job_id, gate, io.progress)                    # 22
     dispatch_job(plan, store, job_id, gate, io)                              # 24, 25
     results = job_results(store, job_id, warn=io.notice)                     # 26
-    save_results(store, results)
+    save_results(store, results, warn=io.notice)
     return results
 
 

@@ -5,10 +5,16 @@ and gated afresh (with today's acks, per the job's persisted trust policy), the 
 overwrites ``results.json``, and the exit code is the verdict's. A job whose channels are
 still running is refused with exit 1 — a fire-and-forget review's worker may still be
 writing it — so neither command ever reports a half-finished job.
+
+A job that was interrupted (a channel ``failed`` with reason ``interrupted``: SIGINT or
+SIGTERM during the review) is not a finished review: where its verdict would exit 0 the
+commands exit :data:`INTERRUPTED_JOB_EXIT` (4) with the reason on stderr; the JSON
+``verdict`` is left as computed (issue 16).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TextIO
 
 from mmr.errors import MmrError
@@ -18,6 +24,9 @@ from mmr.review.run import ReviewOutcome, render_document
 from mmr.store.job_status import require_results_ready
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord
+
+#: Exit code of ``results``/``reconcile`` for an interrupted job whose verdict exits 0.
+INTERRUPTED_JOB_EXIT = 4
 
 
 class WorkerStillRunningError(MmrError):
@@ -62,4 +71,21 @@ def _verdict(store: JobStore, job: JobRecord, fmt: str | None, *,
     save_results(store, results, json_text)
     fmt = fmt or job.format or "json"
     document = json_text if fmt == "json" else render_document(results, fmt)
-    return ReviewOutcome(document, results_exit_code(results), job.job_id)
+    code = results_exit_code(results)
+    interrupted = interruption(store, job)
+    if interrupted and code == 0:
+        sys.stderr.write(f"mmr: warning: job {job.job_id} was interrupted ({interrupted}); "
+                         f"its verdict covers only what finished (exit {INTERRUPTED_JOB_EXIT}). "
+                         "Run the review again for a complete verdict\n")
+        code = INTERRUPTED_JOB_EXIT
+    return ReviewOutcome(document, code, job.job_id)
+
+
+def interruption(store: JobStore, job: JobRecord) -> str | None:
+    """``"<channel>: <log>"`` for the channels a signal stopped, or None."""
+    names = [name for name, entry in job.channels.items() if entry.reason == "interrupted"]
+    reasons = []
+    for name in names:
+        log = (store.read_log(job.job_id, name) or "interrupted").strip().splitlines()
+        reasons.append(f"{name}: {log[-1] if log else 'interrupted'}")
+    return ", ".join(reasons) or None

@@ -15,9 +15,11 @@ reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mmr.errors import StoreWriteError
 from mmr.formatters.json import dumps, results_document
 from mmr.fs import atomic_write_text
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
@@ -126,14 +128,26 @@ def results_exit_code(results: ReconciledResults) -> int:
 
 
 def save_results(store: JobStore, results: ReconciledResults,
-                 json_text: str | None = None) -> None:
+                 json_text: str | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
     """Overwrite the job's ``results.json`` with the JSON form, whatever was printed.
 
     ``json_text`` is :func:`results_json` of ``results`` when the caller has it already.
+    A store that cannot take the file (disk full, read-only: a
+    :class:`~mmr.errors.StoreWriteError`) costs the saved copy, never the verdict: the
+    caller still prints it and exits with its code, after ``warn`` (stderr by default).
     """
     if results.job_id is not None:
         text = results_json(results) if json_text is None else json_text
-        atomic_write_text(store.existing(results.job_id).results, text)
+        try:
+            atomic_write_text(store.existing(results.job_id).results, text)
+        except StoreWriteError as exc:
+            (warn or _stderr_line)(f"mmr: warning: the job could not be saved: {exc}")
+
+
+def _stderr_line(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def results_json(results: ReconciledResults) -> str:

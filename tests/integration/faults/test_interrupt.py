@@ -133,3 +133,27 @@ def test_signal_during_the_auth_preflight_kills_the_check(
     assert rev.calls() == []
     assert job_ids() == []
     assert "Traceback" not in result.err
+
+
+def test_results_of_an_interrupted_job_that_would_pass_exits_4_with_the_reason(
+        repo: GitRepo, fake_cli: FakeCliFactory, mmr_processes: list[MmrProcess]) -> None:
+    """Issue 16: two channels finished (degraded-pass, exit 0 before), one was interrupted."""
+    slow = fake_cli("slow", stdout=CLEAN, sleep=60)
+    quick = fake_cli("quick", stdout=CLEAN)
+    quick2 = fake_cli("quick2", stdout=CLEAN)
+    write_user_config({"quick": {"command": "quick"}, "quick2": {"command": "quick2"},
+                       "slow": {"command": "slow"}})
+    mmr = spawn_mmr("review", "--sync", cwd=repo.root)
+    mmr_processes.append(mmr)
+    wait_for_calls(quick, quick2, slow)
+    [job_id] = job_ids()
+    _wait_for_status(job_id, "quick", "completed")
+    _wait_for_status(job_id, "quick2", "completed")
+    mmr.send(signal.SIGINT)
+    assert mmr.wait(timeout=30).code == 130
+
+    results = spawn_mmr("results", job_id, cwd=repo.root).wait()
+    assert json.loads(results.out)["verdict"] == "degraded-pass"
+    assert results.code == 4
+    assert (f"mmr: warning: job {job_id} was interrupted (slow: interrupted by SIGINT)"
+            in results.err)

@@ -56,7 +56,7 @@ def run_measured(*args: str, cwd: Path) -> dict[str, object]:
     return report
 
 
-def test_200mb_of_stdout_is_streamed_to_disk_and_not_parsed(
+def test_200mb_of_stdout_keeps_only_the_parse_cap_on_disk_and_is_not_parsed(
         repo: GitRepo, fake_cli: FakeCliFactory) -> None:
     fake_cli("ok1", stdout=CLEAN)
     fake_cli("ok2", stdout={"approved": True, "findings": [ADVISORY], "summary": "one nit"})
@@ -76,9 +76,9 @@ def test_200mb_of_stdout_is_streamed_to_disk_and_not_parsed(
     assert doc["per_channel"]["bad"]["status"] == "failed"
     assert doc["per_channel"]["bad"]["error"] == (
         f"Channel failed: stdout was {size} bytes, over the {MAX_REPLY_BYTES} bytes mmr reads "
-        f"from a reply, so it was not parsed; the full output is in {spool}")
-    # Every byte is on disk, privately; nothing was cut and kept as if whole.
-    assert spool.stat().st_size == size
+        f"from a reply, so it was not parsed; its first {MAX_REPLY_BYTES} bytes are in {spool}")
+    # Issue 16: at most the parse cap is kept on disk (privately); the rest was drained.
+    assert spool.stat().st_size == MAX_REPLY_BYTES
     assert spool.stat().st_mode & 0o777 == 0o600
     assert not (the_job() / "channels" / "bad.json").exists()
     # A reply that fits needs no spool: it is in <ch>.json, as in the reference.

@@ -85,4 +85,7 @@ def test_a_large_valid_envelope_is_fast() -> None:
     result = parse_channel_output(raw, SPECS[4])
     assert time.perf_counter() - start < 3.0
     assert isinstance(result, ParsedOutput)
-    assert len(result.findings) == 20_000
+    # Issue 16: a channel keeps its first 500 findings, and says so.
+    assert len(result.findings) == 500
+    assert result.summary == (
+        "big [mmr: 19500 findings over the limit of 500 per channel were dropped]")

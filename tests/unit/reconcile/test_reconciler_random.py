@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 
 from mmr.models import Finding
+from mmr.reconcile import grouping
 from mmr.reconcile.collation import collate_key as ck
 from mmr.reconcile.jstext import utf16_len
 from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.stable_id import StableIdentity, identify, jaccard
+from mmr.reconcile.wording import content_words, reworded
 from mmr.vocabulary import SEVERITY_ORDER
 
 
@@ -39,7 +41,8 @@ class Group:
     members: list[Item] = field(default_factory=list)
 
 
-def reference_groups(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Group]:
+def reference_groups(channel_findings: Mapping[str, Sequence[Finding]],
+                     merge_reworded: bool = False) -> list[Group]:
     items = [Item(s, f, identify(f)) for s, fs in channel_findings.items() for f in fs]
     items.sort(key=lambda i: (i.ident.finding_key, ck(i.source), ck(i.loc),
                               ck(i.finding.description), ck(i.finding.suggestion)))
@@ -81,6 +84,14 @@ def reference_groups(channel_findings: Mapping[str, Sequence[Finding]]) -> list[
                     and jaccard(frozenset(gi.description_shingle),
                                 frozenset(fi.description_shingle)) >= 0.7):
                 cands.append(g)
+        if not cands and merge_reworded:
+            cands = [g for g in groups if can_join(g)
+                     and g.founder.ident.normalized_location == fi.normalized_location
+                     and g.founder.ident.normalized_category == fi.normalized_category
+                     and (same_raw(g) or g.founder.ident.normalized_suggestion
+                          == fi.normalized_suggestion)
+                     and reworded(content_words(g.founder.ident.normalized_description),
+                                  content_words(fi.normalized_description))]
         g = best(cands)
         if g is not None:
             g.members.append(f)
@@ -95,8 +106,10 @@ def reference_groups(channel_findings: Mapping[str, Sequence[Finding]]) -> list[
 
 
 def reference_reconcile(channel_findings: Mapping[str, Sequence[Finding]],
-                        identities: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    merged = [_merge(g, identities or {}) for g in reference_groups(channel_findings)]
+                        identities: Mapping[str, str] | None = None,
+                        merge_reworded: bool = False) -> list[dict[str, Any]]:
+    groups = reference_groups(channel_findings, merge_reworded)
+    merged = [_merge(g, identities or {}) for g in groups]
     merged.sort(key=lambda r: (SEVERITY_ORDER[r["severity"]], r["finding_key"], ck(r["location"])))
     for i, r in enumerate(merged, 1):
         if not r.get("id"):
@@ -192,8 +205,33 @@ def test_indexed_reconciler_equals_all_pairs_reference(block: int) -> None:
     for seed in range(block * 60, block * 60 + 60):
         channels, identities = _random_run(seed)
         expected = reference_reconcile(channels, identities)
-        actual = [r.to_json_dict() for r in reconcile(channels, identities=identities)]
+        actual = [r.to_json_dict() for r in reconcile(channels, identities=identities,
+                                                      merge_reworded=False)]
         assert actual == expected, f"seed {seed}"
+
+
+@pytest.mark.parametrize("scan_limit", [grouping.SCAN_LIMIT, 0])
+@pytest.mark.parametrize("merge_reworded", [False, True])
+@pytest.mark.parametrize("block", range(3))
+def test_prefix_indexes_and_reworded_merges_equal_all_pairs(
+        block: int, merge_reworded: bool, scan_limit: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``scan_limit`` 0 puts every location through the prefix-filter indexes."""
+    monkeypatch.setattr(grouping, "SCAN_LIMIT", scan_limit)
+    for seed in range(block * 80, block * 80 + 80):
+        channels, identities = _random_run(seed)
+        expected = reference_reconcile(channels, identities, merge_reworded)
+        actual = [r.to_json_dict() for r in reconcile(channels, identities=identities,
+                                                      merge_reworded=merge_reworded)]
+        assert actual == expected, f"seed {seed}"
+
+
+def test_reworded_merges_happen_in_random_runs() -> None:
+    """Guard: the item-6 rule really changes some random runs' groups."""
+    changed = sum(
+        len(reference_groups(c, True)) < len(reference_groups(c))
+        for c, _ in map(_random_run, range(240)))
+    assert changed > 10
 
 
 def test_random_runs_exercise_the_interesting_cases() -> None:

@@ -1,0 +1,121 @@
+"""A full disk or a read-only job store never costs the verdict (issue 16).
+
+As root (CI and the dev machine) ``MMR_HOME`` is a small tmpfs: filled, remounted
+read-only, or left with 20 MB while a channel prints 300 MB. Otherwise the cases are
+skipped here and the fault is injected at the write chokepoint in
+``tests/unit/test_fs_write_faults.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.plugin import FakeCliFactory
+from tests.integration.faults.conftest import (
+    CLEAN,
+    NO_COMPENSATOR,
+    NO_COMPENSATOR_DEFAULTS,
+    RunMmr,
+    job_ids,
+    write_user_config,
+)
+from tests.integration.faults.test_misbehaving_channels import ADVISORY
+from tests.integration.git_repo_builder import GitRepo
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+
+
+@contextlib.contextmanager
+def _tmpfs(path: Path, size: str) -> Iterator[Path]:
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)],
+                   check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+@pytest.fixture
+def small_home(tmp_path: Path, request: pytest.FixtureRequest,
+               monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    size = getattr(request, "param", "20m")
+    with _tmpfs(tmp_path / "mmr-home", size) as home:
+        monkeypatch.setenv("MMR_HOME", str(home))
+        yield home
+
+
+def _fill(home: Path) -> None:
+    fd = os.open(home / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        with contextlib.suppress(OSError):
+            while True:
+                os.write(fd, b"\0" * 4096)
+    finally:
+        os.close(fd)
+
+
+def _no_traceback(err: str) -> None:
+    assert "Traceback" not in err
+    assert "this is a bug" not in err
+
+
+def test_a_channel_flooding_a_20mb_store_keeps_the_verdict(
+        small_home: Path, repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
+    fake_cli("ok1", stdout=CLEAN)
+    fake_cli("ok2", stdout={"approved": True, "findings": [ADVISORY], "summary": "one nit"})
+    fake_cli("bad", stdout=CLEAN, print_bytes=300 * 1000 * 1000)
+    write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"},
+                       "bad": {"command": "bad", "timeout": 120}, **NO_COMPENSATOR},
+                      defaults=NO_COMPENSATOR_DEFAULTS)
+    result = run_mmr("review", "--sync", "--channels", "ok1,ok2,bad", cwd=repo.root)
+    _no_traceback(result.err)
+    doc = json.loads(result.out)
+    assert result.code == 0 and doc["verdict"] == "degraded-pass"
+    assert doc["per_channel"]["bad"]["status"] == "failed"
+    assert doc["per_channel"]["ok2"]["status"] == "completed"
+
+
+@pytest.mark.parametrize("small_home", ["200k"], indirect=True)
+def test_a_full_store_is_the_documented_one_line_error(
+        small_home: Path, repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
+    fake_cli("ok1", stdout=CLEAN)
+    fake_cli("ok2", stdout=CLEAN)
+    write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"}})
+    _fill(small_home)
+    result = run_mmr("review", "--sync", cwd=repo.root)
+    _no_traceback(result.err)
+    assert result.code == 1 and result.out == ""
+    [error] = [line for line in result.err.splitlines() if line.startswith("mmr: error:")]
+    assert os.strerror(errno.ENOSPC) in error
+    assert "MMR_HOME" in error
+
+
+def test_a_read_only_store_still_answers_results_status_and_jobs(
+        small_home: Path, repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
+    fake_cli("ok1", stdout=CLEAN)
+    fake_cli("ok2", stdout={"approved": True, "findings": [ADVISORY], "summary": "one nit"})
+    write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"}})
+    first = run_mmr("review", "--sync", cwd=repo.root)
+    assert first.code == 0, first.err
+    [job_id] = job_ids()
+    subprocess.run(["mount", "-o", "remount,ro", str(small_home)], check=True)
+
+    results = run_mmr("results", job_id, cwd=repo.root)
+    _no_traceback(results.err)
+    assert results.code == 0
+    assert json.loads(results.out)["verdict"] == json.loads(first.out)["verdict"]
+    assert any("the job could not be saved" in line and os.strerror(errno.EROFS) in line
+               for line in results.err.splitlines())
+    for command in (["status", job_id], ["jobs", "list"]):
+        done = run_mmr(*command, cwd=repo.root)
+        _no_traceback(done.err)
+        assert done.code == 0 or len(done.err.strip().splitlines()) == 1, (command, done.err)
