@@ -14,10 +14,10 @@ commands exit :data:`INTERRUPTED_JOB_EXIT` (4) with the reason on stderr; the JS
 
 from __future__ import annotations
 
-import sys
 from typing import TextIO
 
 from mmr.errors import MmrError
+from mmr.log import stderr_line
 from mmr.review.reconcile_input import external_findings, inject_channel, injected_channel_name
 from mmr.review.results import job_results, results_exit_code, results_json, save_results
 from mmr.review.run import ReviewOutcome, render_document
@@ -74,9 +74,9 @@ def _verdict(store: JobStore, job: JobRecord, fmt: str | None, *,
     code = results_exit_code(results)
     interrupted = interruption(store, job)
     if interrupted and code == 0:
-        sys.stderr.write(f"mmr: warning: job {job.job_id} was interrupted ({interrupted}); "
-                         f"its verdict covers only what finished (exit {INTERRUPTED_JOB_EXIT}). "
-                         "Run the review again for a complete verdict\n")
+        stderr_line(f"mmr: warning: job {job.job_id} was interrupted ({interrupted}); "
+                    f"its verdict covers only what finished (exit {INTERRUPTED_JOB_EXIT}). "
+                    "Run the review again for a complete verdict")
         code = INTERRUPTED_JOB_EXIT
     return ReviewOutcome(document, code, job.job_id)
 

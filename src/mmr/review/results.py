@@ -15,13 +15,13 @@ reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mmr.errors import StoreWriteError
 from mmr.formatters.json import dumps, results_document
 from mmr.fs import atomic_write_text
+from mmr.log import stderr_line
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
 from mmr.parsers import parse_channel_output
 from mmr.reconcile.anchoring import DiffScope
@@ -142,12 +142,7 @@ def save_results(store: JobStore, results: ReconciledResults,
         try:
             atomic_write_text(store.existing(results.job_id).results, text)
         except StoreWriteError as exc:
-            (warn or _stderr_line)(f"mmr: warning: the job could not be saved: {exc}")
-
-
-def _stderr_line(line: str) -> None:
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
+            (warn or stderr_line)(f"mmr: warning: the job could not be saved: {exc}")
 
 
 def results_json(results: ReconciledResults) -> str:

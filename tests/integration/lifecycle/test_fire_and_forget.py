@@ -75,7 +75,8 @@ def test_review_returns_at_once_and_results_match_sync(
     record = json.loads((jobs_dir() / job_id / "job.json").read_text())
     assert record["worker"]["pid"] == summary["worker_pid"]
 
-    synced = run_mmr("review", "--sync", "--format", "json", cwd=repo.root)
+    # --no-cache: the same review again would reuse the replies (and say so).
+    synced = run_mmr("review", "--sync", "--no-cache", "--format", "json", cwd=repo.root)
     assert synced.code == 2
     assert comparable(later.json()) == comparable(synced.json())
     assert comparable(later.json())["verdict"] == "blocked"

@@ -122,6 +122,7 @@ def degraded_everything() -> ReconciledResults:
                                   reported_confidence="suspected")],
                 telemetry=Telemetry(input_tokens=123456, output_tokens=789,
                                     context_window=204800, cost_usd=0.01234, turns=3),
+                cached=True, cached_from="mmr-00000000000a",
             ),
             "compensating-grok": ChannelResult(
                 status="completed", elapsed="8.4s", findings=[],
