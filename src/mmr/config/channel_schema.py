@@ -37,6 +37,8 @@ class SubprocessAuth(ConfigModel):
     timeout: Seconds = 5
     failure_exit_codes: list[Integer]
     recovery: StrictStr
+    install: StrictStr | None = Field(
+        default=None, description="How to install the CLI, shown when it is not on PATH.")
 
 
 class HttpAuth(ConfigModel):

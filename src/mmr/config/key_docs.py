@@ -80,6 +80,7 @@ KEY_DOCS: dict[str, str] = {
     "channels.<name>.auth.check_status_ok": "Probe statuses that mean ready.",
     "channels.<name>.auth.timeout": "Seconds the check may take (a timeout is retried once).",
     "channels.<name>.auth.recovery": "What to tell the user when the check fails.",
+    "channels.<name>.auth.install": "How to install the CLI, shown when it is not on PATH.",
     "channels.<name>.enabled": "Part of the default selection (`--channels` ignores it).",
     "channels.<name>.command": "Program and leading arguments, split on whitespace (no shell).",
     "channels.<name>.flags": "Arguments after `command`; placeholders such as "
