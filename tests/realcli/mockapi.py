@@ -21,7 +21,7 @@ REVIEW_JSON = json.dumps({
     "approved": False,
     "findings": [{
         "severity": "P1", "location": "app.py:2",
-        "finding": "divide() does not guard against a zero divisor",
+        "description": "divide() does not guard against a zero divisor",
         "suggestion": "raise ValueError when b == 0",
     }],
     "summary": "one real bug",
