@@ -61,6 +61,9 @@ class MockApi:
     script: dict[str, Reply] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
     models: list[str] = field(default_factory=lambda: ["mock-model"])
+    #: Answer a ``response_format: json_schema`` chat request with 400, as servers without
+    #: structured output do.
+    reject_json_schema: bool = False
     port: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -121,6 +124,9 @@ class _Handler(BaseHTTPRequestHandler):
         with self.api.lock:
             self.api.requests.append(Recorded(path, dict(self.headers.items()), body))
         reply = self.api.reply_for(kind)
+        if kind == "chat" and self.api.reject_json_schema and \
+                (body.get("response_format") or {}).get("type") == "json_schema":
+            reply = Reply(status=400, message="response_format json_schema is not supported")
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if reply.status != 200:

@@ -80,6 +80,29 @@ class Telemetry(ConfigModel):
     turns: StrictStr | None = None
 
 
+class HttpRequest(ConfigModel):
+    """Tuning of an HTTP channel's chat request (issue 17); unset keys are not sent."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_tokens: PositiveInt | None = Field(
+        default=None, description="Reply token cap (`max_tokens`); stops a small model padding "
+        "a JSON reply until its context is full.")
+    temperature: StrictInt | StrictFloat | None = Field(
+        default=None, description="Sampling temperature; 0 for repeatable reviews.")
+    seed: StrictInt | None = Field(
+        default=None, description="Sampling seed, for servers that honour one.")
+    system: StrictStr | None = Field(
+        default=None, description="A system message sent before the prompt.")
+    json_schema: StrictBool = Field(
+        default=False, description="Ask for the findings JSON schema (`response_format: "
+        "json_schema`); a server that rejects it with HTTP 400 is asked again with "
+        "`json_object`.")
+    extra_body: dict[StrictStr, Any] = Field(
+        default_factory=dict, description="More top-level body fields, sent as given (they "
+        "cannot replace `model` or `messages`).")
+
+
 class _SubprocessHead(ConfigModel):
     kind: Literal["subprocess"] = "subprocess"
     auth: SubprocessAuth | None = None
@@ -94,6 +117,8 @@ class _HttpHead(ConfigModel):
     api_key_header: StrictStr = "Authorization"
     api_key_prefix: StrictStr = "Bearer "
     auth: HttpAuth = Field(default_factory=HttpAuth)
+    request: HttpRequest = Field(default_factory=HttpRequest,
+                                 description="Tuning of the chat request.")
 
 
 class _ChannelTail(ConfigModel):

@@ -80,6 +80,17 @@ KEY_DOCS: dict[str, str] = {
     "channels.<name>.auth.check_status_ok": "Probe statuses that mean ready.",
     "channels.<name>.auth.timeout": "Seconds the check may take (a timeout is retried once).",
     "channels.<name>.auth.recovery": "What to tell the user when the check fails.",
+    "channels.<name>.request": "Tuning of the chat request (unset keys are not sent).",
+    "channels.<name>.request.max_tokens":
+        "Reply token cap (`max_tokens`); stops a small model padding a JSON reply.",
+    "channels.<name>.request.temperature": "Sampling temperature; 0 for repeatable reviews.",
+    "channels.<name>.request.seed": "Sampling seed, for servers that honour one.",
+    "channels.<name>.request.system": "A system message sent before the prompt.",
+    "channels.<name>.request.json_schema":
+        "Ask for the findings JSON schema (`response_format: json_schema`); on HTTP 400 the "
+        "request is sent again with `json_object`.",
+    "channels.<name>.request.extra_body":
+        "More top-level body fields, sent as given (never `model` or `messages`).",
     "channels.<name>.auth.install": "How to install the CLI, shown when it is not on PATH.",
     "channels.<name>.enabled": "Part of the default selection (`--channels` ignores it).",
     "channels.<name>.command": "Program and leading arguments, split on whitespace (no shell).",

@@ -35,7 +35,7 @@ from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
 from mmr.dispatch.store_io import emit, in_thread, update_status
 from mmr.errors import MmrError
-from mmr.models import ChannelStatus
+from mmr.models import ChannelStatus, Telemetry
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.process.types import ProcessOutcome
 from mmr.store.records import iso_timestamp
@@ -53,6 +53,7 @@ class AttemptResult:
     started_at: str | None
     raw: str | None = None
     log: str | None = None
+    telemetry: Telemetry | None = None  #: figures the transport reported (HTTP ``usage``)
 
 
 def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
@@ -148,5 +149,6 @@ async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext,
     result = await run_http_channel(plan)
     if result.status == "completed" and result.content is not None:
         await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name, result.content)
-        return AttemptResult("completed", started_at, raw=result.content)
+        return AttemptResult("completed", started_at, raw=result.content,
+                             telemetry=result.telemetry)
     return AttemptResult(result.status, started_at, log=result.log or result.error)

@@ -8,6 +8,7 @@ else the endpoint with ``/chat/completions`` turned into ``/models`` — with th
 what happened                                result     recovery
 ===========================================  =========  ========
 a status listed in ``auth.check_status_ok``  ok
+a 200 model list without the channel's model failed     yes (mmr addition)
 any other status (an auth problem, likely)   failed     yes
 ``api_key_env`` unset or empty (no request)  failed     yes
 the deadline (``auth.timeout``) hit          timeout    no
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from mmr.config.channel_schema import HttpChannel
+from mmr.dispatch.http_request import served_models
 from mmr.dispatch.http_security import (
     ApiKeyMissingError,
     PreparedHeaders,
@@ -67,16 +69,27 @@ async def probe_http_channel(name: str, channel: HttpChannel, *,
         return AuthResult("failed", detail=str(exc))
     url = channel.probe_url
     result = await exchange(method, url, headers=prepared.headers, content=None,
-                            timeout_s=deadline, read_body=lambda _status: False,
+                            timeout_s=deadline, read_body=lambda status: status == 200,
                             client=client)
     get_logger(__name__).debug("http.probe", channel=name, method=method,
                                url=display_url(url), outcome=result.outcome,
                                http_status=result.status)
-    return _judge(result, channel, recovery, deadline, prepared)
+    return _judge(result, name, channel, recovery, deadline=deadline, prepared=prepared)
 
 
-def _judge(result: Exchange, channel: HttpChannel, recovery: str | None, deadline: float,
-           prepared: PreparedHeaders) -> AuthResult:
+def _model_listed(name: str, channel: HttpChannel, body: bytes | None) -> AuthResult:
+    """mmr addition (issue 17): a server that lists its models must list the channel's."""
+    served = served_models(body)
+    if served is None or channel.model in served:
+        return AuthResult("ok")
+    shown = ", ".join(served[:10]) + (", …" if len(served) > 10 else "")
+    return AuthResult("failed", detail=f'model "{channel.model}" is not served',
+                      recovery=redact_text(f'the server does not serve model "{channel.model}"; '
+                                           f"set channels.{name}.model to one of: {shown}"))
+
+
+def _judge(result: Exchange, name: str, channel: HttpChannel, recovery: str | None, *,
+           deadline: float, prepared: PreparedHeaders) -> AuthResult:
     """The probe's answer for a settled exchange (the table above)."""
     if result.outcome == "timeout":
         return AuthResult("timeout", detail=f"probe timed out after {js_number_text(deadline)}s")
@@ -84,7 +97,7 @@ def _judge(result: Exchange, channel: HttpChannel, recovery: str | None, deadlin
         hint = prepared.hint(result.error) if result.error else None
         return AuthResult("failed", detail="request failed" + (f": {hint}" if hint else ""))
     if result.status in channel.auth.check_status_ok:
-        return AuthResult("ok")
+        return _model_listed(name, channel, result.body)
     return AuthResult("failed", recovery=recovery, detail=f"HTTP {result.status}")
 
 
