@@ -65,3 +65,11 @@ def test_doctor_reports_ready_then_logged_out(real: RealEnv) -> None:
     assert rows["claude"]["status"] == "auth_failed"
     assert rows["claude"]["recovery"].startswith("claude auth login")
     assert real.api.sent("anthropic") == []
+
+
+def test_a_slow_reply_is_a_timeout(real: RealEnv) -> None:
+    real.api.script["anthropic"] = mockapi.Reply(delay_s=30)
+    real.only("claude", timeout=3)
+    entry = real.review("claude")
+    assert entry["status"] == "timeout"
+    assert entry["error"].startswith("Channel timed out")
