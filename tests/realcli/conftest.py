@@ -148,7 +148,7 @@ def real(tmp_path: Path, cli_bin: Path, api: MockApi, opencode_cache: Path) -> R
     home = tmp_path / "home"
     home.mkdir()
     keep = {k: v for k, v in os.environ.items()
-            if k in ("LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "GIT_CONFIG_NOSYSTEM")
+            if k in ("LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "GIT_CONFIG_NOSYSTEM", "PYTHONPATH")
             or k.startswith("GIT_AUTHOR") or k.startswith("GIT_COMMITTER")}
     env = {
         **keep,
