@@ -29,11 +29,9 @@ def drop_prompt(text: str, prompt: str | None) -> str:
     """``text`` with every echo of ``prompt`` (whole, or its first line onwards) removed."""
     if not prompt or not prompt.strip():
         return text
-    if prompt in text:
-        return text.replace(prompt, _PROMPT_MARK)
-    stripped = prompt.strip()
-    if stripped in text:
-        return text.replace(stripped, _PROMPT_MARK)
+    for echo in (prompt, prompt.strip()):
+        if echo in text:  # keep the line break the echo ended with
+            return text.replace(echo, _PROMPT_MARK + ("\n" if echo.endswith("\n") else ""))
     return text
 
 
