@@ -46,6 +46,8 @@ class SubprocessAuth(ConfigModel):
     failure_exit_codes: list[Integer] = Field(
         description="Exit codes of `check` meaning not logged in.")
     recovery: StrictStr = Field(description=_AUTH_RECOVERY)
+    install: StrictStr | None = Field(
+        default=None, description="How to install the CLI, shown when it is not on PATH.")
 
 
 class HttpAuth(ConfigModel):
@@ -92,6 +94,29 @@ class Telemetry(ConfigModel):
     turns: StrictStr | None = Field(None, description="Path of the number of agent turns.")
 
 
+class HttpRequest(ConfigModel):
+    """Tuning of an HTTP channel's chat request (issue 17); unset keys are not sent."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_tokens: PositiveInt | None = Field(
+        default=None, description="Reply token cap (`max_tokens`); stops a small model padding "
+        "a JSON reply until its context is full.")
+    temperature: StrictInt | StrictFloat | None = Field(
+        default=None, description="Sampling temperature; 0 for repeatable reviews.")
+    seed: StrictInt | None = Field(
+        default=None, description="Sampling seed, for servers that honour one.")
+    system: StrictStr | None = Field(
+        default=None, description="A system message sent before the prompt.")
+    json_schema: StrictBool = Field(
+        default=False, description="Ask for the findings JSON schema (`response_format: "
+        "json_schema`); a server that rejects it with HTTP 400 is asked again with "
+        "`json_object`.")
+    extra_body: dict[StrictStr, Any] = Field(
+        default_factory=dict, description="More top-level body fields, sent as given (they "
+        "cannot replace `model` or `messages`).")
+
+
 class _SubprocessHead(ConfigModel):
     kind: Literal["subprocess"] = Field("subprocess", description=_KIND)
     auth: SubprocessAuth | None = Field(None, description=_AUTH)
@@ -110,6 +135,8 @@ class _HttpHead(ConfigModel):
     api_key_prefix: StrictStr = Field(
         "Bearer ", description="Text put before the key in that header.")
     auth: HttpAuth = Field(default_factory=HttpAuth, description=_AUTH)
+    request: HttpRequest = Field(default_factory=HttpRequest,
+                                 description="Tuning of the chat request.")
 
 
 class _ChannelTail(ConfigModel):

@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+from mmr.dispatch.failure_reason import failure_log
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.isolation import Posture, open_posture
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
 from mmr.dispatch.store_io import emit, in_thread, update_status
 from mmr.errors import MmrError
-from mmr.models import ChannelStatus
+from mmr.models import ChannelStatus, Telemetry
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.process.types import ProcessOutcome
 from mmr.secrets.critique_redaction import redact_credentials
@@ -54,6 +55,7 @@ class AttemptResult:
     started_at: str | None
     raw: str | None = None
     log: str | None = None
+    telemetry: Telemetry | None = None  #: figures the transport reported (HTTP ``usage``)
 
 
 def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
@@ -73,20 +75,25 @@ def too_large_log(outcome: ProcessOutcome, spool: Path | None) -> str:
             f"reads from a reply, so it was not parsed{where}")
 
 
-def settle(outcome: ProcessOutcome, started_at: str, spool: Path | None = None) -> AttemptResult:
+def settle(outcome: ProcessOutcome, started_at: str, spool: Path | None = None,
+           prompt: str | None = None) -> AttemptResult:
     """The §5.8 table: which status a finished process gives, and its log text.
 
     A reply longer than :data:`MAX_REPLY_BYTES` is ``failed`` whatever the exit code: only
-    its head is in memory, and a review cut short must not pass as a complete one.
+    its head is in memory, and a review cut short must not pass as a complete one. The log
+    of a failure starts with the CLI's own reason (:mod:`mmr.dispatch.failure_reason`:
+    claude's ``is_error`` envelope on stdout, ``ERROR:`` lines of stderr), without escape
+    codes or the echoed ``prompt``.
     """
-    stderr = outcome.stderr_text() if outcome.stderr else None
+    stderr = outcome.stderr_text()
     if outcome.timed_out:
-        return AttemptResult("timeout", started_at, log=stderr)
+        return AttemptResult("timeout", started_at, log=failure_log("", stderr, prompt))
     if outcome.truncated:
         return AttemptResult("failed", started_at, log=too_large_log(outcome, spool))
     if outcome.rc == 0 and outcome.stdout_bytes > 0:
         return AttemptResult("completed", started_at, raw=outcome.stdout_text())
-    return AttemptResult("failed", started_at, log=stderr or outcome.exit_message())
+    log = failure_log(outcome.stdout_text(), stderr, prompt)
+    return AttemptResult("failed", started_at, log=log or outcome.exit_message())
 
 
 async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> AttemptResult:
@@ -120,7 +127,7 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
         posture.cleanup()
     if not outcome.truncated:  # the reply (if any) is in memory and goes to <ch>.json
         await in_thread(ctx.store.discard_stdout_spool, ctx.job_id, plan.name)
-    result = settle(outcome, started_at, spool)
+    result = settle(outcome, started_at, spool, plan.prompt)
     if result.raw is not None:
         await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name,
                         redact_credentials(result.raw)[0])
@@ -146,5 +153,6 @@ async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext,
     if result.status == "completed" and result.content is not None:
         await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name,
                         redact_credentials(result.content)[0])
-        return AttemptResult("completed", started_at, raw=result.content)
+        return AttemptResult("completed", started_at, raw=result.content,
+                             telemetry=result.telemetry)
     return AttemptResult(result.status, started_at, log=result.log or result.error)

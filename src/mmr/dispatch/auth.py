@@ -65,9 +65,11 @@ def is_installed(token: str) -> bool:
     return shutil.which(token, path=os.environ.get("PATH")) is not None
 
 
-def not_installed_recovery(token: str) -> str:
-    """The gate's ``<token> not found on PATH``, redacted (a token may be ``KEY=secret``)."""
-    return redact_text(f"{token} not found on PATH")
+def not_installed_recovery(token: str, install: str | None = None) -> str:
+    """The gate's ``<token> not found on PATH``, redacted (a token may be ``KEY=secret``),
+    with the channel's ``auth.install`` hint when it has one."""
+    hint = f"; install it with: {install}" if install else ""
+    return redact_text(f"{token} not found on PATH{hint}")
 
 
 async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
@@ -100,7 +102,8 @@ async def _check_subprocess(name: str, channel: SubprocessChannel,
     if not token:
         return AuthResult("skipped", recovery=f'Channel "{name}" is missing command')
     if not is_installed(token):
-        return AuthResult("not_installed", recovery=not_installed_recovery(token))
+        install = channel.auth.install if channel.auth is not None else None
+        return AuthResult("not_installed", recovery=not_installed_recovery(token, install))
     if channel.auth is None:
         return AuthResult("ok")
     per_attempt = timeout_s if timeout_s is not None else channel.auth.timeout

@@ -7,8 +7,8 @@ it the way §7.3 says:
 what happened                     status        ``error`` (also the first line of ``log``)
 ================================  ============  ==========================================
 HTTP 200                          completed     — (``content``: the reply, see below)
-HTTP 401 or 403                   auth_failed   ``HTTP 401``
-any other status (3xx included)   failed        ``HTTP <code>``
+HTTP 401 or 403                   auth_failed   ``HTTP 401`` (log: + the server's message)
+any other status (3xx included)   failed        ``HTTP <code>`` (log: + the server's message)
 the deadline hit                  timeout       ``request timed out after <t>s``
 connection, TLS or URL failure    failed        ``request failed: <kind>`` (below)
 a header refused before sending   failed        ``request failed``
@@ -35,8 +35,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mmr.config.channel_schema import HttpChannel
+from mmr.config.channel_schema import HttpChannel, HttpRequest
 from mmr.dispatch.http_probe import AUTH_STATUSES, probe_http_channel, probe_http_channel_sync
+from mmr.dispatch.http_request import (
+    JsonMode,
+    build_body,
+    error_message,
+    json_mode,
+    usage_telemetry,
+)
 from mmr.dispatch.http_security import (
     ApiKeyMissingError,
     PreparedHeaders,
@@ -47,7 +54,7 @@ from mmr.dispatch.http_security import (
 from mmr.dispatch.http_transport import Exchange, exchange, new_http_client
 from mmr.dispatch.plan import ChannelPlan
 from mmr.log import get_logger
-from mmr.models import ChannelStatus
+from mmr.models import ChannelStatus, Telemetry
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec
 from mmr.parsers.validate import js_number_text
 
@@ -75,7 +82,8 @@ class HttpResult:
     error: str | None  #: the §7.3 synthetic text (None when completed)
     http_status: int | None
     elapsed_s: float
-    log: str  #: for ``<ch>.log``: ``error`` plus a hint line for transport failures; "" if none
+    log: str  #: for ``<ch>.log``: ``error`` plus the server's message or a transport hint
+    telemetry: Telemetry | None = None  #: the reply's ``usage``
 
 
 def wants_json_reply(spec: ParserSpec) -> bool:
@@ -85,13 +93,11 @@ def wants_json_reply(spec: ParserSpec) -> bool:
     return isinstance(spec, UnwrapJsonpathSpec)
 
 
-def request_body(model: str, prompt: str, spec: ParserSpec) -> bytes:
-    """The chat-completions body: the model and one user message holding the prompt."""
-    body: dict[str, object] = {"model": model,
-                               "messages": [{"role": "user", "content": prompt}]}
-    if wants_json_reply(spec):
-        body["response_format"] = {"type": "json_object"}
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+def request_body(model: str, prompt: str, spec: ParserSpec,
+                 request: HttpRequest | None = None) -> bytes:
+    """The chat-completions body: the model, the prompt and the channel's ``request:`` keys."""
+    tuning = request if request is not None else HttpRequest()
+    return build_body(model, prompt, tuning, json_mode(wants_json_reply(spec), tuning))
 
 
 def extract_content(body: bytes) -> str:
@@ -135,11 +141,20 @@ async def run_http_channel(plan: ChannelPlan, *, env: Mapping[str, str] | None =
         return _failed("auth_failed", str(exc), time.monotonic() - started)
     except UnsafeHeaderError as exc:
         return _failed("failed", REQUEST_FAILED, time.monotonic() - started, hint=str(exc))
-    result = await exchange(
-        "POST", channel.endpoint, headers=prepared.headers,
-        content=request_body(channel.model, plan.prompt, plan.output_parser),
-        timeout_s=plan.timeout_s, read_body=lambda status: status == 200, client=client,
-    )
+    mode = json_mode(wants_json_reply(plan.output_parser), channel.request)
+
+    async def post(as_json: JsonMode) -> Exchange:
+        left = max(plan.timeout_s - (time.monotonic() - started), 0.001)
+        return await exchange(
+            "POST", channel.endpoint, headers=prepared.headers,
+            content=build_body(channel.model, plan.prompt, channel.request, as_json),
+            timeout_s=left, read_body=lambda status: status == 200 or status >= 400,
+            client=client,
+        )
+
+    result = await post(mode)
+    if mode == "schema" and result.status == 400:  # no structured output here: plain JSON
+        result = await post("object")
     elapsed = time.monotonic() - started
     get_logger(__name__).debug("http.channel", channel=plan.name, outcome=result.outcome,
                                url=display_url(channel.endpoint), http_status=result.status,
@@ -160,6 +175,9 @@ def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float,
     if status == 200:
         # A reply that quotes the key would otherwise reach findings, reports and CI logs.
         content = prepared.scrub(extract_content(result.body or b""))
-        return HttpResult("completed", content, None, status, elapsed, "")
+        return HttpResult("completed", content, None, status, elapsed, "",
+                          usage_telemetry(result.body))
+    message = error_message(result.body)
     return _failed("auth_failed" if status in AUTH_STATUSES else "failed", f"HTTP {status}",
-                   elapsed, http_status=status)
+                   elapsed, http_status=status,
+                   hint=prepared.scrub(message) if message else None)

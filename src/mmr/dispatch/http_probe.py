@@ -10,6 +10,7 @@ what happened                                result     recovery
 a status listed in ``auth.check_status_ok``  ok
 401 or 403 (the credentials were refused)    failed     yes
 any other status                             failed*    no
+a 200 model list without the channel's model failed     yes (mmr addition)
 ``api_key_env`` unset or empty (no request)  failed     yes
 the deadline (``auth.timeout``) hit          timeout    no
 refused, DNS, TLS, bad URL or header         failed*    no
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from mmr.config.channel_schema import HttpChannel
+from mmr.dispatch.http_request import served_models
 from mmr.dispatch.http_security import (
     ApiKeyMissingError,
     PreparedHeaders,
@@ -75,16 +77,27 @@ async def probe_http_channel(name: str, channel: HttpChannel, *,
         return AuthResult("failed", detail=str(exc))
     url = channel.probe_url
     result = await exchange(method, url, headers=prepared.headers, content=None,
-                            timeout_s=deadline, read_body=lambda _status: False,
+                            timeout_s=deadline, read_body=lambda status: status == 200,
                             client=client)
     get_logger(__name__).debug("http.probe", channel=name, method=method,
                                url=display_url(url), outcome=result.outcome,
                                http_status=result.status)
-    return _judge(result, channel, recovery, deadline, prepared)
+    return _judge(result, name, channel, recovery, deadline=deadline, prepared=prepared)
 
 
-def _judge(result: Exchange, channel: HttpChannel, recovery: str | None, deadline: float,
-           prepared: PreparedHeaders) -> AuthResult:
+def _model_listed(name: str, channel: HttpChannel, body: bytes | None) -> AuthResult:
+    """mmr addition (issue 17): a server that lists its models must list the channel's."""
+    served = served_models(body)
+    if served is None or channel.model in served:
+        return AuthResult("ok")
+    shown = ", ".join(served[:10]) + (", …" if len(served) > 10 else "")
+    return AuthResult("failed", detail=f'model "{channel.model}" is not served',
+                      recovery=redact_text(f'the server does not serve model "{channel.model}"; '
+                                           f"set channels.{name}.model to one of: {shown}"))
+
+
+def _judge(result: Exchange, name: str, channel: HttpChannel, recovery: str | None, *,
+           deadline: float, prepared: PreparedHeaders) -> AuthResult:
     """The probe's answer for a settled exchange (the table above)."""
     if result.outcome == "timeout":
         return AuthResult("timeout", detail=f"probe timed out after {js_number_text(deadline)}s")
@@ -94,7 +107,7 @@ def _judge(result: Exchange, channel: HttpChannel, recovery: str | None, deadlin
         return AuthResult("failed", detail=f"request failed{kind}" + (f": {hint}" if hint else ""),
                           channel_status="failed")
     if result.status in channel.auth.check_status_ok:
-        return AuthResult("ok")
+        return _model_listed(name, channel, result.body)
     if result.status in AUTH_STATUSES:
         return AuthResult("failed", recovery=recovery, detail=f"HTTP {result.status}")
     return AuthResult("failed", detail=f"auth probe got HTTP {result.status}",

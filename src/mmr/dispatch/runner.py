@@ -74,6 +74,8 @@ async def _finish(plan: ChannelPlan, ctx: DispatchContext, final: _Final, *, sta
     if log_lines:
         await in_thread(ctx.store.write_log, ctx.job_id, plan.name, "\n".join(log_lines))
     telemetry = extract(plan.name, last.raw if last else None, plan.channel.telemetry)
+    if telemetry is None and last is not None:
+        telemetry = last.telemetry
     partial: dict[str, Any] = {
         "status": final.status, "completed_at": iso_timestamp(), "reason": final.reason,
         "attempts": runs if runs >= 2 else None, "telemetry": telemetry,

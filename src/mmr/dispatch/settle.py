@@ -31,13 +31,14 @@ class RoundResult:
     log: str | None = None
     raw: str | None = None
     parsed: ParsedOutput | None = None
+    telemetry: Telemetry | None = None
 
 
 def parse_at_settle(attempt: AttemptResult, spec: ParserSpec, *, runs: int,
                     repo_root: Path | None) -> RoundResult:
     """``completed`` stays completed when ``raw`` parses, else becomes a failed round."""
     base = RoundResult(attempt.status, attempt.started_at, runs, log=attempt.log,
-                       raw=attempt.raw)
+                       raw=attempt.raw, telemetry=attempt.telemetry)
     if attempt.status != "completed" or attempt.raw is None:
         return base
     result = parse_channel_output(attempt.raw, spec, repo_root=repo_root)

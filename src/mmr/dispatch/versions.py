@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 Channel = SubprocessChannel | HttpChannel
 
-VERSION_TIMEOUT_S = 2.0
+#: Generous: opencode answers `--version` in 0.5 s idle and ~3 s on a busy machine; the
+#: probe runs beside the dispatch (never before it), so a slow CLI delays no review.
+VERSION_TIMEOUT_S = 10.0
 #: Longer lines are cut: a CLI that answers ``--version`` with its help text is not a version.
 MAX_VERSION_CHARS = 200
 _MAX_CAPTURE_BYTES = 16 * 1024

@@ -68,9 +68,13 @@ class ChannelHealth:
         return row
 
 
-def not_installed_recovery(token: str, name: str) -> str:
-    """§9.3's remediation; the token is redacted (a command may start with ``KEY=secret``)."""
-    return f"install {redact_text(token)}, or stop dispatching it: mmr config disable {name}"
+def not_installed_recovery(token: str, name: str, install: str | None = None) -> str:
+    """§9.3's remediation; the token is redacted (a command may start with ``KEY=secret``).
+
+    mmr addition: the channel's ``auth.install`` names the package and its install command.
+    """
+    how = f" ({redact_text(install)})" if install else ""
+    return f"install {redact_text(token)}{how}, or stop dispatching it: mmr config disable {name}"
 
 
 def unprobed_health(name: str, channel: Channel, listed_off: set[str]) -> ChannelHealth | None:
@@ -92,7 +96,8 @@ def probed_health(name: str, channel: Channel, result: AuthResult,
     if result.status == "not_installed" and isinstance(channel, SubprocessChannel):
         token = install_token(channel.command)
         return ChannelHealth(name, "not_installed", installed=False,
-                             recovery=not_installed_recovery(token, name))
+                             recovery=not_installed_recovery(
+                                 token, name, channel.auth.install if channel.auth else None))
     status = _FROM_GATE.get(result.status)
     if status is None:  # "skipped": the gate found no command (unprobed_health catches it)
         return ChannelHealth(name, "missing_command", installed=False)

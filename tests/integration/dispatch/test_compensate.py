@@ -55,7 +55,8 @@ def compensate(job: Job, passes: list[CompensationPass], config: LoadedConfig, *
 
 def dispatch_calls(fake: FakeCli) -> list[dict[str, Any]]:
     """The fake's review invocations (the availability check runs it too)."""
-    return [call for call in fake.calls() if "respond with ok" not in call["argv"]]
+    return [call for call in fake.calls()
+            if "respond with ok" not in call["argv"] and call["argv"][:2] != ["auth", "status"]]
 
 
 # --- planning (pure) --------------------------------------------------------------------
@@ -277,7 +278,8 @@ def test_missing_default_claude_gives_not_installed_entries(tmp_path: Path) -> N
     assert outcomes["compensating-codex"].status == "not_installed"
     entry = job.entry("compensating-codex")
     assert entry["status"] == "not_installed" and entry["auth"] == "failed"
-    assert entry["recovery"] == "claude not found on PATH"
+    assert entry["recovery"] == ("claude not found on PATH; install it with: "
+                                 "npm install -g @anthropic-ai/claude-code")
     assert not job.file("compensating-codex", ".log").exists()
 
 

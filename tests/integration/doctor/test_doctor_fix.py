@@ -35,7 +35,8 @@ def test_builtin_goes_to_a_new_global_file(mmr: MmrRunner, project_file: Path,
     assert run.rc == 0, run.err
     assert run.out.endswith(
         "  ✗ codex            not_installed\n"
-        "      → install codex, or stop dispatching it: mmr config disable codex\n"
+        "      → install codex (npm install -g @openai/codex), or stop dispatching it: "
+        "mmr config disable codex\n"
         "  · grok             disabled\n"
         "  · antigravity      disabled\n"
         "  · opencode         disabled\n"

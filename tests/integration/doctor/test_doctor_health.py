@@ -53,7 +53,7 @@ def test_text_report_of_a_mixed_machine(mmr: MmrRunner, project_file: Path,
         "      → claude login",
         "  · gemini           retired",
         "  ✓ codex            ok (codex-cli 0.50.0)",
-        "  ⚠ grok             timeout",
+        "  ⚠ grok             timeout (grok 1.0)",
         "  ✗ antigravity      not_installed",
         "      → install absent-cli-xyz, or stop dispatching it: mmr config disable antigravity",
         "  · opencode         disabled",
@@ -86,7 +86,8 @@ def test_json_rows_in_config_order(mmr: MmrRunner, project_file: Path,
                               "recovery": "claude login", "version": "2.0.1 (Claude Code)"}
     assert rows["codex"] == {"name": "codex", "status": "ok", "installed": True,
                              "version": "codex-cli 0.50.0"}
-    assert rows["grok"] == {"name": "grok", "status": "timeout", "installed": True}
+    assert rows["grok"] == {"name": "grok", "status": "timeout", "installed": True,
+                            "version": "grok 1.0"}  # a CLI slow to answer still has a version
     assert rows["antigravity"] == {
         "name": "antigravity", "status": "not_installed", "installed": False,
         "recovery": "install absent-cli-xyz, or stop dispatching it: "
@@ -112,11 +113,15 @@ def test_no_cli_installed(mmr: MmrRunner):
     assert run.rc == 1
     lines = run.out.splitlines()
     assert lines[0] == "Channels: 0 ready · 4 need attention · 6 off"
-    for name, token in (("claude", "claude"), ("codex", "codex"), ("grok", "grok"),
-                        ("antigravity", "agy")):
+    for name, token, how in (
+            ("claude", "claude", " (npm install -g @anthropic-ai/claude-code)"),
+            ("codex", "codex", " (npm install -g @openai/codex)"),
+            ("grok", "grok", " (xAI's installer (see docs.x.ai); not the npm package "
+                             "@vibe-kit/grok-cli)"),
+            ("antigravity", "agy", "")):
         assert f"  ✗ {name.ljust(16)} not_installed" in lines
-        assert (f"      → install {token}, or stop dispatching it: mmr config disable {name}"
-                in lines)
+        assert (f"      → install {token}{how}, or stop dispatching it: "
+                f"mmr config disable {name}" in lines)
     assert "  · gemini           retired" in lines
     assert "  · opencode         disabled" in lines
     assert "  · doc-conformance  disabled" in lines

@@ -98,7 +98,7 @@ def test_ollama_channel_dispatches_and_probes_against_a_live_server(
         ("completed", '{"approved": true, "findings": []}')
     request = http_server.requests[0]
     assert request.json()["model"] == "qwen2.5-coder:14b"
-    assert request.json()["response_format"] == {"type": "json_object"}
+    assert request.json()["response_format"]["type"] == "json_schema"  # request.json_schema
     assert request.header("authorization") is None
     assert probe_http_channel_sync("ollama", channel) == AuthResult("ok")
     assert http_server.requests[-1].path == "/v1/models"

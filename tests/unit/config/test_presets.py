@@ -55,7 +55,7 @@ def test_reference_preset_values(load: Loader) -> None:
     assert (ch["claude"].command, ch["claude"].flags) == ("claude -p", CLAUDE_FLAGS)
     assert ch["gemini"].command == "gemini" and ch["gemini"].auth is None
     assert ch["gemini"].timeout is None
-    assert ch["codex"].stderr == "suppress"
+    assert ch["codex"].stderr == "capture"  # issue 17: codex's reasons are on stderr
     assert ch["codex"].flags == ["--skip-git-repo-check", "-s", "read-only", "--ephemeral"]
     assert (ch["antigravity"].timeout, ch["opencode"].timeout,
             ch["doc-conformance"].timeout) == (300, 300, 180)

@@ -1,0 +1,56 @@
+"""The codex preset against the real Codex CLI and a loopback Responses API."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.realcli import mockapi
+from tests.realcli.conftest import RealEnv
+
+pytestmark = [pytest.mark.realcli, pytest.mark.slow]
+
+
+def test_review_parses_into_findings(real: RealEnv) -> None:
+    real.only("codex")
+    entry = real.review("codex")
+    assert entry["status"] == "completed", entry
+    [finding] = entry["findings"]
+    assert finding["severity"] == "P1"
+    assert "zero divisor" in finding["description"]
+    [sent] = real.api.sent("responses")
+    assert "divide" in str(sent.body["input"])
+    headers = {k.lower(): v for k, v in sent.headers.items()}
+    assert headers["authorization"] == "Bearer sk-mock-test-key"
+
+
+@pytest.mark.parametrize(("reply", "reason"), [
+    (mockapi.TOO_LONG, "prompt is too long"),
+    (mockapi.UNAUTHORIZED, "401 Unauthorized"),
+    (mockapi.SERVER_ERROR, "ERROR:"),
+])
+def test_api_errors_fail_with_codex_reason_and_no_prompt(real: RealEnv, reply: mockapi.Reply,
+                                                         reason: str) -> None:
+    real.api.script["responses"] = reply
+    real.only("codex")
+    entry = real.review("codex")
+    assert entry["status"] == "failed"
+    assert entry["error"].startswith("Channel failed: ERROR:")
+    assert reason in entry["error"]
+    assert "def divide" not in entry["error"]  # codex echoes the prompt on stderr
+    log = next((real.home / ".mmr" / "jobs").glob("*/channels/codex.log"), None)
+    if log is not None:
+        assert "def divide" not in log.read_text()
+
+
+def test_env_key_provider_passes_the_auth_check_and_no_key_fails(real: RealEnv) -> None:
+    real.only("codex")
+    run = real.mmr("doctor", "--format", "json")
+    rows = {row["name"]: row for row in run.json()}
+    assert rows["codex"]["status"] == "ok", run.out  # `codex login status` says Not logged in
+    assert rows["codex"]["version"] == "codex-cli 0.171.0"
+    del real.env["MOCK_API_KEY"]
+    run = real.mmr("doctor", "--format", "json")
+    rows = {row["name"]: row for row in run.json()}
+    assert rows["codex"]["status"] == "auth_failed"
+    assert rows["codex"]["recovery"].startswith("codex login")
+    assert real.api.sent("responses") == []
