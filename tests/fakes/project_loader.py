@@ -103,12 +103,17 @@ def main() -> int:
     if argv == ["--version"]:  # as the real CLIs: a version probe loads no project file
         sys.stdout.write(f"{name} 0.0.0\n")
         return 0
+    if argv == ["--help"]:  # the grok preset tells xAI's CLI by its --prompt-file flag
+        sys.stdout.write(f"usage: {name} [--prompt-file FILE] [--model MODEL]\n")
+        return 0
     for directory in _dirs():
         for command in LOADERS[name](argv, directory):
             subprocess.run(command, check=False)
     if not sys.stdin.isatty():
         sys.stdin.read()
     reply = json.dumps({"result": CLEAN, "is_error": False}) if name == "claude" else CLEAN
+    if "respond with ok" in argv:  # an auth check that asks for a one-word answer
+        reply = "ok"
     sys.stdout.write(reply + "\n")
     return 0
 

@@ -103,7 +103,8 @@ def test_usage_is_reported_in_json_and_text(api: MockApi, repo: GitRepo,
     configure(channel(api))
     entry = review(run_mmr, repo, "--format", "json").json()["per_channel"]["llm"]
     assert entry["telemetry"] == {"input_tokens": 1100, "output_tokens": 70}
-    text = review(run_mmr, repo, "--format", "text").out
+    # --no-cache: a reused reply spends no tokens, so it reports none.
+    text = review(run_mmr, repo, "--format", "text", "--no-cache").out
     assert re.search(r"tokens in 1[,.]?100", text), text
 
 
