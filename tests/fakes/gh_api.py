@@ -79,13 +79,19 @@ class FakeGhApi:
         (self.directory / "comments.json").write_text(json.dumps(comments))
 
 
-def install_fake_gh_api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeGhApi:
-    """Write the fake ``gh`` and put its directory first on PATH."""
-    directory = tmp_path / "fake-gh-api"
+def install_script(directory: Path, name: str, template: str,
+                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Write ``template`` (``{python}``, ``{here}``) as executable ``directory/name``, first
+    on PATH."""
     directory.mkdir()
-    script = directory / "gh"
-    script.write_text(_SCRIPT.format(python=sys.executable, here=str(directory)))
+    script = directory / name
+    script.write_text(template.format(python=sys.executable, here=str(directory)))
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{directory}{os.pathsep}{os.environ['PATH']}")
-    return FakeGhApi(directory)
+
+
+def install_fake_gh_api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeGhApi:
+    """Write the fake ``gh`` and put its directory first on PATH."""
+    install_script(tmp_path / "fake-gh-api", "gh", _SCRIPT, monkeypatch)
+    return FakeGhApi(tmp_path / "fake-gh-api")
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,12 +106,10 @@ sys.stdout.write(source.read_text())
 
 def install_fake_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeGh:
     """Write the fake ``gh`` and put its directory first on PATH."""
+    from tests.fakes.gh_api import install_script
+
     bin_dir = tmp_path / "fake-bin"
-    bin_dir.mkdir()
-    script = bin_dir / "gh"
-    script.write_text(_FAKE_GH.format(python=sys.executable, here=str(bin_dir)))
-    script.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    install_script(bin_dir, "gh", _FAKE_GH, monkeypatch)
     return FakeGh(bin_dir, bin_dir / "calls.log", bin_dir / "diff.txt", bin_dir / "view.json")
 
 
