@@ -30,6 +30,8 @@ EXIT_ERROR = 1
 EXIT_BLOCKED = 2
 EXIT_NEEDS_USER_DECISION = 3
 EXIT_NOT_FOUND = 5
+#: ``results``/``reconcile`` with ``--no-wait`` (or past ``--wait-timeout``) on a running job.
+EXIT_STILL_RUNNING = 6
 EXIT_INTERRUPTED = 130
 
 #: Exit code for each verdict (ch. 04 §5.5).

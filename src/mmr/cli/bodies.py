@@ -60,35 +60,39 @@ def review_command(
     return outcome.exit_code
 
 
-def results_command(*, job_id: str, fmt: Format | None, raw: bool) -> int:
+def results_command(*, job_id: str, fmt: Format | None, raw: bool,
+                    wait_timeout: float | None = None, no_wait: bool = False) -> int:
     """``mmr results <job-id> [--format F] [--raw]``: a finished job's verdict (spec ch. 04 §7.9).
 
     Re-runs parse → reconcile → acks → verdict on the stored channel outputs, overwrites
     the job's ``results.json`` and exits with the verdict's code: 0 pass / degraded-pass,
-    2 blocked, 3 needs-user-decision; 1 while channels are still running (a
-    fire-and-forget review's worker may still be at work; poll ``mmr status``); 5 for an
-    unknown job.
+    2 blocked, 3 needs-user-decision; 5 for an unknown job. A job still running (a
+    fire-and-forget review) is waited for, with a heartbeat on stderr every 30 s, up to
+    ``--wait-timeout``; ``--no-wait`` (or the timeout) exits 6 with the channels still
+    running.
     """
     from mmr.cli.output import write_report
     from mmr.config.paths import jobs_dir
     from mmr.review.job_verdict import job_verdict
     from mmr.store.jobs import JobStore
 
-    outcome = job_verdict(JobStore(jobs_dir()), job_id, fmt=fmt, include_raw=raw)
+    outcome = job_verdict(JobStore(jobs_dir()), job_id, fmt=fmt, include_raw=raw,
+                          wait=not no_wait, wait_timeout=wait_timeout)
     if outcome.document:  # an rdjsonl document without findings is empty: print nothing
         write_report(outcome.document)
     return outcome.exit_code
 
 
-def reconcile_command(*, job_id: str, channel: str, source: str, fmt: Format | None) -> int:
+def reconcile_command(*, job_id: str, channel: str, source: str, fmt: Format | None,
+                      wait_timeout: float | None = None, no_wait: bool = False) -> int:
     """``mmr reconcile <job-id> --channel NAME --input SRC`` (spec ch. 04 §7.10).
 
     Folds an outside reviewer's findings (an agent, a linter) into a finished job as one
     more channel, then prints the new verdict and exits with its code. ``--input`` is a
     file, ``-`` (stdin) or inline JSON: a ``{"findings": [...]}`` object or a bare array
     of findings. Exit 5: unknown job, invalid or duplicate channel name, input not found
-    or invalid (the message names the failing finding); exit 1 while the job's channels
-    are still running.
+    or invalid (the message names the failing finding). A running job is waited for as
+    ``mmr results`` does (``--wait-timeout``, ``--no-wait``: exit 6).
     """
     from mmr.cli.output import write_report
     from mmr.config.paths import jobs_dir
@@ -96,7 +100,7 @@ def reconcile_command(*, job_id: str, channel: str, source: str, fmt: Format | N
     from mmr.store.jobs import JobStore
 
     outcome = reconcile_external(JobStore(jobs_dir()), job_id, channel=channel, source=source,
-                                 fmt=fmt)
+                                 fmt=fmt, wait=not no_wait, wait_timeout=wait_timeout)
     if outcome.document:  # an rdjsonl document without findings is empty: print nothing
         write_report(outcome.document)
     return outcome.exit_code

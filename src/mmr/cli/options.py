@@ -72,6 +72,14 @@ _JOB_ID = Param("job_id", None, "The job id, e.g. mmr-3f2a9c1b7d04.", required=T
 _JOB_FORMAT = Param("fmt", "--format", "Output format (default: the job's format, else json).",
                     choices=FORMATS)
 
+_WAIT = (
+    Param("wait_timeout", "--wait-timeout",
+          "Seconds to wait for a running job (default: its longest channel timeout, twice).",
+          kind="float"),
+    _switch("no_wait", "--no-wait",
+            "Answer at once: exit 6 while the job's channels are still running."),
+)
+
 COMMANDS: Mapping[str, HotCommand] = {
     "review": HotCommand(
         "review_command",
@@ -120,6 +128,7 @@ COMMANDS: Mapping[str, HotCommand] = {
     "results": HotCommand("results_command", "Get the reconciled results of a review job.", (
         _JOB_ID, _JOB_FORMAT,
         _switch("raw", "--raw", "Include each channel's raw output."),
+        *_WAIT,
     )),
     "reconcile": HotCommand(
         "reconcile_command", "Inject external findings into a job and re-reconcile.", (
@@ -131,5 +140,6 @@ COMMANDS: Mapping[str, HotCommand] = {
                   "Findings: a file, - for stdin, or inline JSON (object with findings, or "
                   "array).", required=True),
             _JOB_FORMAT,
+            *_WAIT,
         )),
 }

@@ -40,6 +40,13 @@ if TYPE_CHECKING:
 AFTER_DISPATCH_MODULES = ("mmr.review.results", "mmr.review.compensate", "mmr.formatters.json")
 
 
+def wait_budget(setup: ReviewSetup) -> float:
+    """How long ``results`` waits for this job: its longest channel, then a compensating
+    pass as long again, and a minute of slack."""
+    timeouts = [p.plan.timeout_s for p in setup.planned if p.plan is not None]
+    return 2 * max(timeouts, default=float(setup.loaded.defaults.timeout)) + 60
+
+
 def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
     """Steps 20, 21, 23: the job (every channel ``dispatched``), its session, prompt and diff."""
     request, loaded, trust = setup.request, setup.loaded, setup.trust
@@ -57,6 +64,7 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
         project_root=trust.project_root,
         outside_diff_findings=loaded.defaults.outside_diff_findings,
         excluded_files=list(setup.excluded_files),
+        wait_budget_s=wait_budget(setup),
     )
     job_id = record.job_id
     if request.session is not None:

@@ -14,6 +14,7 @@ commands exit :data:`INTERRUPTED_JOB_EXIT` (4) with the reason on stderr; the JS
 
 from __future__ import annotations
 
+import time
 from typing import TextIO
 
 from mmr.errors import MmrError
@@ -21,23 +22,65 @@ from mmr.log import stderr_line
 from mmr.review.reconcile_input import external_findings, inject_channel, injected_channel_name
 from mmr.review.results import job_results, results_exit_code, results_json, save_results
 from mmr.review.run import ReviewOutcome, render_document
-from mmr.store.job_status import require_results_ready
+from mmr.store.job_status import ChannelsStillRunningError, require_results_ready
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord
+from mmr.vocabulary import EXIT_STILL_RUNNING
 
 #: Exit code of ``results``/``reconcile`` for an interrupted job whose verdict exits 0.
 INTERRUPTED_JOB_EXIT = 4
 
 
+#: How often a waiting ``results``/``reconcile`` looks at the job, and says it still waits.
+POLL_S = 0.1
+HEARTBEAT_S = 30.0
+#: The wait of a job created before ``wait_budget_s`` was recorded.
+DEFAULT_WAIT_S = 1800.0
+
+
 class WorkerStillRunningError(MmrError):
-    """Every channel has settled but the worker has not finished the job (exit 1)."""
+    """Every channel has settled but the worker has not finished the job (exit 6)."""
+
+    exit_code = EXIT_STILL_RUNNING
 
 
-def finished_job(store: JobStore, job_id: str) -> JobRecord:
-    """The job, once it is finished: exit 5 if missing or a critique job, exit 1
-    (``Channels still running: …``) while its channels run or its worker is still at work
-    (registering compensating passes, saving results). Loading sweeps a dead worker first,
-    so a killed worker's job is finished here, with what it had completed."""
+def finished_job(store: JobStore, job_id: str, *, wait: bool = False,
+                 wait_timeout: float | None = None) -> JobRecord:
+    """The job, once it is finished: exit 5 if missing or a critique job, exit 6
+    (``Channels still running: …``) while its channels run or its worker is still at work.
+
+    With ``wait`` it waits while the job's worker is alive — up to ``wait_timeout`` seconds,
+    by default the job's own budget (its longest channel timeout, twice, for compensation)
+    — with a heartbeat line on stderr every 30 s; scripts written for the reference
+    (review, then results) work unchanged. A job whose worker is gone is answered at once.
+    """
+    started = beat = time.monotonic()
+    while True:
+        try:
+            return _finished_now(store, job_id)
+        except (ChannelsStillRunningError, WorkerStillRunningError):
+            if not wait or store.is_worker_alive(job_id) is not True:
+                # The worker may have finished between the two looks: one more.
+                if wait:
+                    return _finished_now(store, job_id)
+                raise
+            budget = wait_timeout if wait_timeout is not None else _budget(store, job_id)
+            now = time.monotonic()
+            if now - started >= budget:
+                raise
+            if now - beat >= HEARTBEAT_S:
+                beat = now
+                stderr_line(f"[mmr] waiting for job {job_id} ({now - started:.0f}s of "
+                            f"{budget:.0f}s; --no-wait answers at once)")
+        time.sleep(POLL_S)
+
+
+def _budget(store: JobStore, job_id: str) -> float:
+    budget = store.load(job_id).wait_budget_s
+    return float(budget) if budget else DEFAULT_WAIT_S
+
+
+def _finished_now(store: JobStore, job_id: str) -> JobRecord:
     job = store.load(job_id)
     require_results_ready(job)
     if job.worker_state == "running":
@@ -48,16 +91,18 @@ def finished_job(store: JobStore, job_id: str) -> JobRecord:
 
 
 def job_verdict(store: JobStore, job_id: str, *, fmt: str | None = None,
-                include_raw: bool = False) -> ReviewOutcome:
+                include_raw: bool = False, wait: bool = False,
+                wait_timeout: float | None = None) -> ReviewOutcome:
     """``mmr results``: run the results pipeline on the stored outputs, save, render."""
-    job = finished_job(store, job_id)
+    job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)
     return _verdict(store, job, fmt, include_raw=include_raw)
 
 
 def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: str,
-                       fmt: str | None = None, stdin: TextIO | None = None) -> ReviewOutcome:
+                       fmt: str | None = None, stdin: TextIO | None = None,
+                       wait: bool = False, wait_timeout: float | None = None) -> ReviewOutcome:
     """``mmr reconcile``: add ``--input``'s findings as channel ``channel``, then the verdict."""
-    job = finished_job(store, job_id)                      # 1, 2
+    job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)  # 1, 2
     name = injected_channel_name(channel, job)             # 3, 4
     parsed = external_findings(source, stdin)              # 5, 6
     inject_channel(store, job_id, name, parsed)            # 7

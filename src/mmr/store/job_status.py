@@ -11,7 +11,7 @@ from typing import Any
 
 from mmr.errors import MmrError
 from mmr.store.records import ChannelJobEntry, JobRecord, elapsed_ms
-from mmr.vocabulary import EXIT_NOT_FOUND
+from mmr.vocabulary import EXIT_NOT_FOUND, EXIT_STILL_RUNNING
 
 #: Statuses that make `mmr status` exit 2. mmr (Decisions): ``not_installed`` and
 #: ``skipped`` are not failures of a dispatched channel.
@@ -19,7 +19,9 @@ STATUS_FAILURES = frozenset({"failed", "timeout", "auth_failed"})
 
 
 class ChannelsStillRunningError(MmrError):
-    """`results`/`reconcile` on a job with unfinished channels (exit 1, two lines)."""
+    """`results`/`reconcile` on a job with unfinished channels (exit 6, two lines)."""
+
+    exit_code = EXIT_STILL_RUNNING
 
     def __init__(self, running: list[str]) -> None:
         self.running = running

@@ -112,6 +112,7 @@ class JobStore(ChannelFiles):
         created_at: datetime | None = None,
         outside_diff_findings: OutsideDiffGate | None = None,
         excluded_files: list[str] | None = None,
+        wait_budget_s: float | None = None,
     ) -> JobRecord:
         """Create ``<root>/mmr-<12 hex>/`` with every channel ``dispatched``, ``auth: ok``.
 
@@ -128,6 +129,7 @@ class JobStore(ChannelFiles):
             proposed_config_change=proposed_config_change, kind=kind,
             project_root=None if project_root is None else str(project_root),
             outside_diff_findings=outside_diff_findings, excluded_files=excluded_files or None,
+            wait_budget_s=wait_budget_s,
         )
         try:
             paths = self._claim_job_dir()

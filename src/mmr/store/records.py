@@ -112,6 +112,8 @@ class JobRecord(_Record):
     outside_diff_findings: OutsideDiffGate | None = None
     #: Files the run-wide ``diff_exclude`` removed from the diff (issue 13 coverage).
     excluded_files: list[str] | None = None
+    #: How long ``results``/``reconcile`` wait for this job by default (seconds).
+    wait_budget_s: float | None = None
     #: Derived on load, never written: None for jobs without ``worker.lock``.
     worker_state: WorkerState | None = Field(default=None, exclude=True)
 

@@ -56,10 +56,11 @@ def test_review_returns_at_once_and_results_match_sync(
     assert summary["valid_channels"] == ["rev1", "rev2"]
     assert summary["worker_pid"] != os.getpid()
 
-    # While the worker runs: status exits 1, results refuses with the spec's two lines.
+    # While the worker runs: status exits 1; results --no-wait refuses with the spec's two
+    # lines and exit 6 (issue 18: distinct from an error).
     assert run_mmr("status", job_id, cwd=repo.root).code == 1
-    early = run_mmr("results", job_id, cwd=repo.root)
-    assert (early.code, early.out) == (1, "")
+    early = run_mmr("results", job_id, "--no-wait", cwd=repo.root)
+    assert (early.code, early.out) == (6, "")
     assert early.err.endswith(STILL_RUNNING)
 
     status = wait_until_finished(run_mmr, job_id, repo.root)
@@ -200,9 +201,9 @@ def test_results_while_the_worker_writes_never_sees_a_mixed_state(
     while time.monotonic() < deadline:
         for path in _json_files(job_dir):  # every file a reader may open is whole
             json.loads(path.read_text())
-        result = run_mmr("results", job_id, cwd=repo.root)
+        result = run_mmr("results", job_id, "--no-wait", cwd=repo.root)
         answers.append(result.code)
-        if result.code == 1:  # channels still running, or the worker finishing the job
+        if result.code == 6:  # channels still running, or the worker finishing the job
             assert result.out == ""
             assert result.err.startswith(("mmr: error: Channels still running: ",
                                           f"mmr: error: The review worker of job {job_id} "))
@@ -212,7 +213,7 @@ def test_results_while_the_worker_writes_never_sees_a_mixed_state(
         assert result.code == 2, result.err
         assert result.json()["metadata"]["channels_completed"] == 2
         break
-    assert answers[0] == 1 and answers[-1] == 2
+    assert answers[0] == 6 and answers[-1] == 2
 
 
 def test_nothing_passing_the_gate_completes_the_job_in_the_worker(
@@ -296,9 +297,9 @@ def test_results_wait_for_compensation_after_every_channel_settled(
 
     wait_for(settled_before_compensation, what="every channel settled, compensation pending")
     status = run_mmr("status", job_id, cwd=repo.root)
-    early = run_mmr("results", job_id, cwd=repo.root)
+    early = run_mmr("results", job_id, "--no-wait", cwd=repo.root)
     assert (status.code, status.json()["worker"]) == (1, "running")
-    assert (early.code, early.out) == (1, "")
+    assert (early.code, early.out) == (6, "")
     assert "is still running" in early.err
     assert early.err.endswith("Wait for completion or use `mmr status` to check progress.\n")
     assert not (job_dir / "results.json").exists()
@@ -325,3 +326,30 @@ def test_a_script_reading_the_output_through_a_pipe_is_not_held_up(
     workers.append(json.loads(done.stdout)["worker_pid"])
     assert took < 10, f"`mmr review` through a pipe took {took:.1f}s"
     assert json.loads(done.stdout)["status"] == "dispatched"
+
+
+def test_a_reference_script_review_then_results_and_reconcile_just_works(
+        repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr, tmp_path: Path) -> None:
+    # The reference's guide: `review` (it blocks there), then results/reconcile on the id.
+    # mmr's review returns at once; results and reconcile now wait for the job instead of
+    # failing with "Channels still running".
+    _two_reviewers(fake_cli, sleep=2.0)
+    job_id = run_mmr("review", cwd=repo.root).json()["job_id"]
+    findings = tmp_path / "findings.json"
+    findings.write_text(json.dumps({"findings": [finding("src/app.py:3", "P2", "Agent note")]}))
+    folded = run_mmr("reconcile", job_id, "--channel", "superpowers", "--input", str(findings),
+                     cwd=repo.root)
+    assert folded.code == 2, folded.err
+    assert "superpowers" in folded.json()["per_channel"]
+    again = run_mmr("results", job_id, cwd=repo.root)
+    assert (again.code, again.json()["verdict"]) == (2, "blocked")
+
+
+def test_a_wait_timeout_answers_still_running_with_exit_6(
+        repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr, workers: list[int]) -> None:
+    _two_reviewers(fake_cli, sleep=30.0)
+    summary = run_mmr("review", cwd=repo.root).json()
+    workers.append(summary["worker_pid"])
+    result = run_mmr("results", summary["job_id"], "--wait-timeout", "0.5", cwd=repo.root)
+    assert (result.code, result.out) == (6, "")
+    assert result.err.endswith(STILL_RUNNING)

@@ -184,7 +184,7 @@ def test_check_order_job_then_running_then_name_then_input(
     assert (missing.code, missing.err) == (5, "mmr: error: Job not found: mmr-000000000000\n")
     running = finished_job(store, {"claude": CLEAN}, running=("codex",))
     busy = run_mmr("reconcile", running, "--channel", "a b", "--input", "x", cwd=repo.root)
-    assert busy.code == 1
+    assert busy.code == 6
     assert busy.err.startswith("mmr: error: Channels still running: codex\n")
     job_id = _one_channel_job(store)
     name_first = run_mmr("reconcile", job_id, "--channel", "a b", "--input", "x", cwd=repo.root)

@@ -56,11 +56,12 @@ def test_raw_adds_each_channels_output(store: JobStore, repo: GitRepo, run_mmr: 
     assert json.loads(raw["per_channel"]["a"]["raw_output"]) == CLEAN
 
 
-def test_running_channels_exit_1_with_two_lines(store: JobStore, repo: GitRepo,
+def test_running_channels_exit_6_with_two_lines(store: JobStore, repo: GitRepo,
                                                 run_mmr: RunMmr) -> None:
+    # No worker will ever finish this job, so even a waiting `results` answers at once.
     job_id = finished_job(store, {"a": CLEAN}, running=("b", "c"))
     result = run_mmr("results", job_id, cwd=repo.root)
-    assert (result.code, result.out) == (1, "")
+    assert (result.code, result.out) == (6, "")
     assert result.err == ("mmr: error: Channels still running: b, c\n"
                           "Wait for completion or use `mmr status` to check progress.\n")
     assert not (jobs_dir() / job_id / "results.json").exists()

@@ -183,4 +183,5 @@ def test_the_console_entry_point_takes_the_fast_route_without_typer(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=60, check=True, cwd=tmp_path)
     assert done.stdout.splitlines() == [
-        "[('fmt', None), ('job_id', 'mmr-0123456789ab'), ('raw', True)]", "0 False False"]
+        "[('fmt', None), ('job_id', 'mmr-0123456789ab'), ('no_wait', False), ('raw', True), "
+        "('wait_timeout', None)]", "0 False False"]

@@ -85,7 +85,7 @@ def test_results_refuse_running_jobs_with_two_lines() -> None:
         "Channels still running: c0, c2\n"
         "Wait for completion or use `mmr status` to check progress."
     )
-    assert info.value.exit_code == 1
+    assert info.value.exit_code == 6  # issue 18: distinct from an error
     require_results_ready(_job("completed", "failed"))
 
 
