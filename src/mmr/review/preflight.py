@@ -58,6 +58,15 @@ class GateResult:
         """The status written on the job for a channel that did not pass (ch. 05 §2.7)."""
         return "skipped" if self.auth is None else auth_status_to_channel_status(self.auth)
 
+    @property
+    def reason(self) -> str:
+        """Why it is not dispatched: its recovery hint, else its skip reason or status."""
+        if self.recovery:
+            return self.recovery
+        if self.planned.skip is not None:
+            return self.planned.skip.reason
+        return self.raw_status
+
     def line(self) -> str:
         """``  <name>: <status>[ — <recovery>]``."""
         recovery = self.recovery
@@ -71,6 +80,12 @@ def run_preflight(planned: Sequence[PlannedChannel], *,
     to_check = [(p.name, p.channel) for p in planned if p.plan is not None]
     found = anyio.run(partial(check_channels, to_check, parallel=parallel)) if to_check else {}
     return [GateResult(p, found.get(p.name)) for p in planned]
+
+
+def not_dispatched(results: Sequence[GateResult]) -> list[dict[str, str]]:
+    """``[{channel, status, reason}]`` for each channel the gate stopped, in order."""
+    return [{"channel": r.name, "status": r.channel_status, "reason": r.reason}
+            for r in results if not r.passed]
 
 
 def dry_run_report(results: Sequence[GateResult]) -> str:
