@@ -18,7 +18,7 @@ from mmr.errors import ChannelSelectionError, ConfigError
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
 from mmr.reconcile.verdict import unreachable_floor_warning
 from mmr.review.execute import run_sync_review, start_review_job
-from mmr.review.preflight import dry_run_report, run_preflight
+from mmr.review.preflight import run_preflight
 from mmr.review.request import ReviewRequest, check_request
 from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
 from mmr.secrets.credentials import secret_findings
@@ -79,7 +79,11 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
         return start_review_job(setup, io)
     gate = run_preflight(planned, parallel=loaded.defaults.parallel)       # 17
     if request.dry_run:                                                      # 18
-        return ReviewOutcome(dry_run_report(gate), 0 if any(r.passed for r in gate) else 1)
+        from mmr.review.dry_run import dry_run_json, dry_run_report
+
+        render = dry_run_json if request.format == "json" else dry_run_report
+        return ReviewOutcome(render(gate, trust.project_root),
+                             0 if any(r.passed for r in gate) else 1)
     return run_sync_review(setup, gate, io)                                  # 19-26
 
 

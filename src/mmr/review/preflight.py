@@ -88,19 +88,6 @@ def not_dispatched(results: Sequence[GateResult]) -> list[dict[str, str]]:
             for r in results if not r.passed]
 
 
-def dry_run_report(results: Sequence[GateResult]) -> str:
-    """The ``--dry-run`` document (ch. 05 §2.8), without a trailing newline."""
-    passing = [r for r in results if r.passed]
-    lines = [DRY_RUN_BANNER,
-             "Channels that would dispatch: " + (", ".join(r.name for r in passing) or "(none)")]
-    lines += [r.line() for r in results if not r.passed]
-    for result in passing:
-        plan = result.planned.plan
-        prompt = "" if plan is None else plan.prompt
-        lines += ["", f"--- Assembled prompt for {result.name} ---", prompt]
-    return "\n".join(lines)
-
-
 def no_channel_passed_message(results: Sequence[GateResult]) -> str:
     """``No channels passed auth check:`` and one line per channel."""
     return "\n".join([NO_CHANNEL_PASSED, *(r.line() for r in results)])
