@@ -208,6 +208,17 @@ def _ollama_recipe(sandbox: Sandbox) -> None:
     sandbox.merge_to_main()
 
 
+def _ollama_recipe_clean(sandbox: Sandbox) -> None:
+    """The Ollama channel committed and merged, a clean tree, and the recipe's sample diff
+    written by the recipe's own ``printf`` line."""
+    _ollama_recipe(sandbox)
+    GitRepo(sandbox.repo).git("reset", "-q", "--hard")
+    [line] = [text for text in blocks("ollama.md", "sh")[1].splitlines()
+              if text.startswith("printf ") and "> demo.patch" in text]
+    done = sandbox.run(line)
+    assert done.code == 0 and (sandbox.repo / "demo.patch").is_file(), done.describe()
+
+
 def _beta_fails(sandbox: Sandbox) -> None:
     """The ``beta`` reviewer exits 1 (the fake reads ``FAKE_EXIT`` from the channel's env)."""
     config = sandbox.mmr_home / "config.yaml"
@@ -224,6 +235,7 @@ STATES: dict[str, Callable[[Sandbox], None]] = {
     "lint-recipe": _lint_recipe,
     "lint-uncommitted": _lint_files,
     "ollama-recipe": _ollama_recipe,
+    "ollama-recipe-clean": _ollama_recipe_clean,
 }
 
 

@@ -186,8 +186,16 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
                                                          "--channels lint --sync --format text"),
     ),
     "docs/recipes/ollama.md: mmr config test": Case(0, "ollama-recipe", check=probed("ollama")),
-    "docs/recipes/ollama.md: mmr review --channels ollama --sync --format text":
-        Case(3, "ollama-recipe", says=("NEEDS DECISION", "ollama: completed")),
+    "docs/recipes/ollama.md: mmr review --channels ollama --config-base-ref HEAD --diff "
+    "demo.patch --sync --format text": (
+        Case(3, "ollama-recipe-clean", says=("NEEDS DECISION", "ollama: completed")),
+        Case(3, "ollama-recipe", says=("NEEDS DECISION", "ollama: completed"),
+             run="mmr review --channels ollama --sync --format text"),
+        Case(1, "ollama-recipe-clean", says=(
+            'Channel "ollama" not found in config',
+            "[mmr] notice: .mmr.yaml not read: a --diff input may come from anywhere"),
+             run="mmr review --channels ollama --diff demo.patch --sync --format text"),
+    ),
     "docs/sarif.md: mmr review --base main --sync --format sarif > mmr.sarif":
         Case(0, check=sarif_log),
     "docs/cache.md: mmr review --base main --sync": Case(0, check=replies_reused),

@@ -25,6 +25,7 @@ from mmr.secrets.credentials import secret_findings
 from mmr.store.rounds import check_round_budget
 from mmr.store.session_ids import check_session_id
 from mmr.trust.modes import TrustContext, resolve_trust
+from mmr.trust.notices import unread_project_files_notice
 from mmr.trust.ratification import ratification_gate
 from mmr.vocabulary import EXIT_NEEDS_USER_DECISION
 
@@ -60,6 +61,7 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
         from mmr.review.gate_report import gate_outcome
 
         return gate_outcome(block, trust, loaded, request)
+    io.notice(unread_project_files_notice(trust, request.diff_request(), proposed))
     check_reviewable(diff, request.max_diff_lines or loaded.defaults.max_diff_lines)
     prepared = PreparedDiff.prepare(diff.text, diff.line_count)
     names = select_channels(loaded.config, request.channels)                 # 13
