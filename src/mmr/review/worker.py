@@ -1,13 +1,14 @@
 """The detached worker of a fire-and-forget review (spec ch. 05 §2.9, ch. 04 §7.8).
 
 Foreground — :func:`mmr.review.launch.start_worker`: with the job created and its
-``worker.lock`` held, start ``python -P -m mmr.review.worker <job-id> <lock-fd>`` in a new
-session (closing the
-terminal cannot reach it), stdout and stderr appended to ``<job>/worker.log``, the
-user's environment and current directory, and the locked descriptor passed along, so the
-job is never unlocked while someone may still run it. The run plan goes down a stdin
-pipe, never to disk (channel ``env``/``headers`` may hold secrets); then the foreground
-returns the worker's pid without waiting for it.
+``worker.lock`` held, start ``python -P -m mmr.review.worker <job-id> <lock-fd> <gate-fd>``
+in a new session (closing the terminal cannot reach it), stdout and stderr appended to
+``<job>/worker.log``, the user's environment and current directory, and the locked
+descriptor passed along, so the job is never unlocked while someone may still run it. The
+run plan goes down a stdin pipe, never to disk (channel ``env``/``headers`` may hold
+secrets); then the foreground waits only for the gate report on ``<gate-fd>`` (which
+channels the install + auth check stopped, written before anything is dispatched) to
+print the dispatch summary.
 
 Worker — :func:`main`: read the plan to EOF (first thing, before the heavy imports, so the
 foreground's write returns at once), adopt the lock, record ``worker: {pid, started_at}``,
@@ -36,7 +37,7 @@ from mmr.vocabulary import EXIT_INTERRUPTED
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The worker process: ``python -P -m mmr.review.worker <job-id> <lock-fd>``."""
+    """The worker process: ``python -P -m mmr.review.worker <job-id> <lock-fd> [<gate-fd>]``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) not in (2, 3) or not all(arg.isdigit() for arg in args[1:]):
         stderr_line("usage: python -P -m mmr.review.worker <job-id> <lock-fd> [<gate-fd>] "
