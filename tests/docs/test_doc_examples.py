@@ -185,6 +185,12 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
         Case(3, "lint-uncommitted", says=("F401",), run="mmr review --trust-project-config "
                                                          "--channels lint --sync --format text"),
     ),
+    "docs/recipes/linter.md: mmr review --channels lint --config-base-ref HEAD --diff "
+    "demo.patch --sync --format text": (
+        Case(3, "lint-recipe-clean", says=("lint: completed",)),
+        Case(1, "lint-recipe-clean", says=(NO_DIFF,),
+             run="mmr review --channels lint --sync --format text"),
+    ),
     "docs/recipes/ollama.md: mmr config test": Case(0, "ollama-recipe", check=probed("ollama")),
     "docs/recipes/ollama.md: mmr review --channels ollama --config-base-ref HEAD --diff "
     "demo.patch --sync --format text": (
