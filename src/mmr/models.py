@@ -217,6 +217,23 @@ class Coverage(_Model):
 _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})
 
 
+class GatedAck(_Model):
+    """One ack file the ratification gate held back (issue 18): what it would silence."""
+
+    file: str
+    finding_key: str | None = None
+    location: str | None = None
+    ack_reason: str | None = None
+
+
+class Ratification(_Model):
+    """What the ratification gate held back, and the command that ratifies it (mmr only)."""
+
+    acks: list[GatedAck]
+    config_change: bool
+    command: str
+
+
 class ReconciledResults(_Model):
     """The document `review --sync`, `results` and `reconcile` print (ch. 04 §6.1)."""
 
@@ -239,6 +256,8 @@ class ReconciledResults(_Model):
     unanchored_findings: list[ReconciledFinding] | None = None
     outside_diff_gate: OutsideDiffGate | None = None
     coverage: Coverage | None = None
+    #: mmr addition (issue 18): on the ratification-gate document only.
+    ratification: Ratification | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}

@@ -208,6 +208,27 @@ def _ollama_recipe(sandbox: Sandbox) -> None:
     sandbox.merge_to_main()
 
 
+def _clean_with_sample(sandbox: Sandbox, recipe: str) -> None:
+    """A clean tree and ``demo.patch``, written by the recipe's own ``printf`` line."""
+    GitRepo(sandbox.repo).git("reset", "-q", "--hard")
+    [line] = [text for block in blocks(recipe, "sh") for text in block.splitlines()
+              if text.startswith("printf ") and "> demo.patch" in text]
+    done = sandbox.run(line)
+    assert done.code == 0 and (sandbox.repo / "demo.patch").is_file(), done.describe()
+
+
+def _ollama_recipe_clean(sandbox: Sandbox) -> None:
+    """The Ollama channel committed and merged, a clean tree, the recipe's sample diff."""
+    _ollama_recipe(sandbox)
+    _clean_with_sample(sandbox, "ollama.md")
+
+
+def _lint_recipe_clean(sandbox: Sandbox) -> None:
+    """The linter channel committed and merged, a clean tree, the recipe's sample diff."""
+    _lint_recipe(sandbox)
+    _clean_with_sample(sandbox, "linter.md")
+
+
 def _beta_fails(sandbox: Sandbox) -> None:
     """The ``beta`` reviewer exits 1 (the fake reads ``FAKE_EXIT`` from the channel's env)."""
     config = sandbox.mmr_home / "config.yaml"
@@ -222,8 +243,10 @@ STATES: dict[str, Callable[[Sandbox], None]] = {
     "no-reviewers": _no_reviewers,
     "beta-fails": _beta_fails,
     "lint-recipe": _lint_recipe,
+    "lint-recipe-clean": _lint_recipe_clean,
     "lint-uncommitted": _lint_files,
     "ollama-recipe": _ollama_recipe,
+    "ollama-recipe-clean": _ollama_recipe_clean,
 }
 
 

@@ -185,9 +185,23 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
         Case(3, "lint-uncommitted", says=("F401",), run="mmr review --trust-project-config "
                                                          "--channels lint --sync --format text"),
     ),
+    "docs/recipes/linter.md: mmr review --channels lint --config-base-ref HEAD --diff "
+    "demo.patch --sync --format text": (
+        Case(3, "lint-recipe-clean", says=("lint: completed",)),
+        Case(1, "lint-recipe-clean", says=(NO_DIFF,),
+             run="mmr review --channels lint --sync --format text"),
+    ),
     "docs/recipes/ollama.md: mmr config test": Case(0, "ollama-recipe", check=probed("ollama")),
-    "docs/recipes/ollama.md: mmr review --channels ollama --sync --format text":
-        Case(3, "ollama-recipe", says=("NEEDS DECISION", "ollama: completed")),
+    "docs/recipes/ollama.md: mmr review --channels ollama --config-base-ref HEAD --diff "
+    "demo.patch --sync --format text": (
+        Case(3, "ollama-recipe-clean", says=("NEEDS DECISION", "ollama: completed")),
+        Case(3, "ollama-recipe", says=("NEEDS DECISION", "ollama: completed"),
+             run="mmr review --channels ollama --sync --format text"),
+        Case(1, "ollama-recipe-clean", says=(
+            'Channel "ollama" not found in config',
+            "[mmr] notice: .mmr.yaml not read: a --diff input may come from anywhere"),
+             run="mmr review --channels ollama --diff demo.patch --sync --format text"),
+    ),
     "docs/sarif.md: mmr review --base main --sync --format sarif > mmr.sarif":
         Case(0, check=sarif_log),
     "docs/cache.md: mmr review --base main --sync": Case(0, check=replies_reused),

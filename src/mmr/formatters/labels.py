@@ -26,6 +26,29 @@ def is_gate_document(results: ReconciledResults) -> bool:
     return results.job_id is None
 
 
+def gate_lines(results: ReconciledResults, code: str = "", bullet: str = "  ") -> list[str]:
+    """The ratification-gate document's lines: its summary, what it held back, and the
+    command that ratifies (``code`` wraps literal text, e.g. a markdown backtick)."""
+    lines = [results.summary]
+    held = results.ratification
+    if held is None:
+        return lines
+    lines += ["", "Held back until ratified:"]
+    for ack in held.acks:
+        line = f"{bullet}ack {code}{ack.file}{code}"
+        if ack.finding_key:
+            line += f" — silences finding {code}{ack.finding_key}{code}"
+        if ack.location:
+            line += f" at {code}{ack.location}{code}"
+        if ack.ack_reason:
+            line += f" — reason: {ack.ack_reason}"
+        lines.append(line)
+    if held.config_change:
+        lines.append(f"{bullet}the project config change ({code}.mmr.yaml{code})")
+    lines += ["", f"To ratify and review: {code}{held.command}{code}"]
+    return lines
+
+
 def proposal_parts(results: ReconciledResults, *, config_file: str) -> list[str]:
     """What a trust-mode run proposes, for the trust line: ``proposed <config_file> change``
     and ``proposed acks: N`` (each only when there is one)."""

@@ -17,6 +17,7 @@ from mmr.formatters.labels import (
     coverage_line,
     failure_reason,
     gate_line,
+    gate_lines,
     is_gate_document,
     off_diff_groups,
     proposal_parts,
@@ -36,7 +37,7 @@ def render_text(results: ReconciledResults) -> str:
     """The text report, lines joined with ``\\n`` and no trailing newline."""
     results = for_terminal(results)
     if is_gate_document(results):
-        return results.summary
+        return "\n".join(gate_lines(results))
     lines = [f"MMR {verdict_label(results)} — {results.job_id}", _counts_line(results)]
     if results.trust_mode is not None:
         lines.append(_trust_line(results))

@@ -9,7 +9,7 @@ ch. 05 §2.9). Both share :func:`create_review_job` (the foreground part) and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from mmr.review.run import (
 )
 from mmr.store.jobs import JobStore
 from mmr.store.layout import COMPENSATING_PREFIX
-from mmr.store.records import JobRecord, ReviewControls
+from mmr.store.records import JobRecord, ReviewControls, derive_job_status
 
 if TYPE_CHECKING:
     from mmr.cache.store import ReviewCache
@@ -179,16 +179,19 @@ def warm_up() -> None:
 
 
 def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
-            io: ReviewIO) -> ReconciledResults:
+            io: ReviewIO, *, gated: Callable[[], None] | None = None) -> ReconciledResults:
     """The worker's part after the pre-flight: statuses, dispatch, compensation, and the
     results pipeline (written to ``results.json``).
 
     The caller holds the job's ``worker.lock`` throughout (ch. 04 §7.8), results included,
     so ``mmr reconcile`` cannot slip a channel in before this run's ``results.json`` lands.
+    ``gated`` runs once the gate statuses are on disk, before anything is dispatched.
     """
     from mmr.review.results import job_results, save_results
 
     record_gate_results(store, job_id, gate, io.progress)                    # 22
+    if gated is not None:
+        gated()
     dispatch_job(plan, store, job_id, gate, io)                              # 24, 25
     results = job_results(store, job_id, warn=io.notice)                     # 26
     save_results(store, results, warn=io.notice)
@@ -220,23 +223,45 @@ def start_review_job(setup: ReviewSetup, io: ReviewIO) -> ReviewOutcome:
     store = JobStore(jobs_dir())
     job_id = create_review_job(setup, store)                                 # 20, 21, 23
     job = store.load(job_id)  # every channel still `dispatched`: what the summary shows
-    pid = start_worker(store, job_id, setup.job_plan(), cwd=io.cwd)
-    summary = dispatch_summary(job, setup, setup.channel_names, worker_pid=pid)
+    worker = start_worker(store, job_id, setup.job_plan(), cwd=io.cwd)
+    # The worker reports its install + auth gate before it dispatches, so the summary
+    # never calls a channel that cannot run `dispatched`.
+    not_dispatched = worker.gate_report(gate_wait_budget(setup))
+    if not_dispatched is None:
+        io.notice(f"[mmr] warning: the review worker did not report its install + auth check; "
+                  f"`mmr status {job_id}` shows which channels were dispatched.")
+    summary = dispatch_summary(job, setup, not_dispatched or [], worker_pid=worker.pid)
     return ReviewOutcome(dumps(summary), 0, job_id)
 
 
-def dispatch_summary(job: JobRecord, setup: ReviewSetup, valid_channels: Sequence[str],
+def gate_wait_budget(setup: ReviewSetup) -> float:
+    """How long the summary waits for the worker's gate: every auth check timing out twice
+    (the one retry of §4.1), and half a minute for the worker to start."""
+    timeouts = [float(p.channel.auth.timeout) for p in setup.planned
+                if p.plan is not None and p.channel.auth is not None]
+    return 2 * max(timeouts, default=0.0) + 30.0
+
+
+def dispatch_summary(job: JobRecord, setup: ReviewSetup,
+                     not_dispatched: Sequence[dict[str, str]],
                      worker_pid: int | None = None) -> dict[str, Any]:
-    """The default-mode summary (ch. 04 §6.2), keys in the reference's order."""
+    """The default-mode summary (ch. 04 §6.2), keys in the reference's order.
+
+    ``channels`` and ``valid_channels`` mean what the reference's do; a channel the gate
+    stopped shows its gate status and is listed (mmr, additive) under ``not_dispatched``."""
+    gated = {entry["channel"]: entry["status"] for entry in not_dispatched}
+    channels = {name: gated.get(name, entry.status) for name, entry in job.channels.items()
+                if not name.startswith(COMPENSATING_PREFIX)}
     summary: dict[str, Any] = {
         "job_id": job.job_id,
-        "status": job.status,
+        "status": derive_job_status(channels.values()),
         "trust_mode": setup.trust.mode,
-        "channels": {name: entry.status for name, entry in job.channels.items()
-                     if not name.startswith(COMPENSATING_PREFIX)},
-        "valid_channels": list(valid_channels),
+        "channels": channels,
+        "valid_channels": [name for name in setup.channel_names if name not in gated],
         **setup.proposed.job_fields(),
     }
+    if not_dispatched:
+        summary["not_dispatched"] = list(not_dispatched)
     if worker_pid is not None:
         summary["worker_pid"] = worker_pid
     return summary

@@ -19,6 +19,7 @@ from typing import TextIO
 
 from mmr.errors import MmrError
 from mmr.log import stderr_line
+from mmr.review.progress import HEARTBEAT_S
 from mmr.review.reconcile_input import external_findings, inject_channel, injected_channel_name
 from mmr.review.results import job_results, results_exit_code, results_json, save_results
 from mmr.review.run import ReviewOutcome, render_document
@@ -33,7 +34,6 @@ INTERRUPTED_JOB_EXIT = 4
 
 #: How often a waiting ``results``/``reconcile`` looks at the job, and says it still waits.
 POLL_S = 0.1
-HEARTBEAT_S = 30.0
 #: The wait of a job created before ``wait_budget_s`` was recorded.
 DEFAULT_WAIT_S = 1800.0
 

@@ -18,15 +18,16 @@ from mmr.errors import ChannelSelectionError, ConfigError
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
 from mmr.reconcile.verdict import unreachable_floor_warning
 from mmr.review.execute import run_sync_review, start_review_job
-from mmr.review.preflight import dry_run_report, run_preflight
+from mmr.review.preflight import run_preflight
 from mmr.review.request import ReviewRequest, check_request
 from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
 from mmr.secrets.credentials import secret_findings
 from mmr.store.rounds import check_round_budget
 from mmr.store.session_ids import check_session_id
 from mmr.trust.modes import TrustContext, resolve_trust
-from mmr.trust.ratification import GateBlock, ratification_gate
-from mmr.vocabulary import EXIT_BLOCKED, EXIT_NEEDS_USER_DECISION
+from mmr.trust.notices import unread_project_files_notice
+from mmr.trust.ratification import ratification_gate
+from mmr.vocabulary import EXIT_NEEDS_USER_DECISION
 
 __all__ = ["ReviewIO", "ReviewOutcome", "ReviewRequest", "run_review"]
 
@@ -57,7 +58,10 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     proposed = diff.proposed.union(trust.branch_proposed)
     block = ratification_gate(trust, proposed)                               # 11, 12
     if block is not None:
-        return gate_outcome(block, trust, loaded)
+        from mmr.review.gate_report import gate_outcome
+
+        return gate_outcome(block, trust, loaded, request)
+    io.notice(unread_project_files_notice(trust, request.diff_request(), proposed))
     check_reviewable(diff, request.max_diff_lines or loaded.defaults.max_diff_lines)
     prepared = PreparedDiff.prepare(diff.text, diff.line_count)
     names = select_channels(loaded.config, request.channels)                 # 13
@@ -79,7 +83,11 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
         return start_review_job(setup, io)
     gate = run_preflight(planned, parallel=loaded.defaults.parallel)       # 17
     if request.dry_run:                                                      # 18
-        return ReviewOutcome(dry_run_report(gate), 0 if any(r.passed for r in gate) else 1)
+        from mmr.review.dry_run import dry_run_json, dry_run_report
+
+        render = dry_run_json if request.format == "json" else dry_run_report
+        return ReviewOutcome(render(gate, trust.project_root),
+                             0 if any(r.passed for r in gate) else 1)
     return run_sync_review(setup, gate, io)                                  # 19-26
 
 
@@ -101,16 +109,3 @@ def template_criteria(config: MmrConfig, name: str | None) -> tuple[str, ...]:
         known = ", ".join(templates) or "none are defined"
         raise ConfigError(f'Unknown template "{name}". Known templates: {known}')
     return tuple(templates[name].criteria or ())
-
-
-def gate_outcome(block: GateBlock, trust: TrustContext, loaded: LoadedConfig) -> ReviewOutcome:
-    """The ratification-gate document, exit 2 (ch. 05 §3.7)."""
-    from mmr.reconcile.documents import ratification_results
-
-    document = ratification_results(
-        block.summary, loaded.defaults.fix_threshold, trust.mode,
-        proposed_acks=list(block.proposed.ack_files_changed),
-        proposed_config_change=block.proposed.config_file_changed,
-    )
-    return ReviewOutcome(render_document(document, loaded.defaults.format), EXIT_BLOCKED)
-

@@ -58,6 +58,15 @@ class GateResult:
         """The status written on the job for a channel that did not pass (ch. 05 §2.7)."""
         return "skipped" if self.auth is None else auth_status_to_channel_status(self.auth)
 
+    @property
+    def reason(self) -> str:
+        """Why it is not dispatched: its recovery hint, else its skip reason or status."""
+        if self.recovery:
+            return self.recovery
+        if self.planned.skip is not None:
+            return self.planned.skip.reason
+        return self.raw_status
+
     def line(self) -> str:
         """``  <name>: <status>[ — <recovery>]``."""
         recovery = self.recovery
@@ -73,17 +82,10 @@ def run_preflight(planned: Sequence[PlannedChannel], *,
     return [GateResult(p, found.get(p.name)) for p in planned]
 
 
-def dry_run_report(results: Sequence[GateResult]) -> str:
-    """The ``--dry-run`` document (ch. 05 §2.8), without a trailing newline."""
-    passing = [r for r in results if r.passed]
-    lines = [DRY_RUN_BANNER,
-             "Channels that would dispatch: " + (", ".join(r.name for r in passing) or "(none)")]
-    lines += [r.line() for r in results if not r.passed]
-    for result in passing:
-        plan = result.planned.plan
-        prompt = "" if plan is None else plan.prompt
-        lines += ["", f"--- Assembled prompt for {result.name} ---", prompt]
-    return "\n".join(lines)
+def not_dispatched(results: Sequence[GateResult]) -> list[dict[str, str]]:
+    """``[{channel, status, reason}]`` for each channel the gate stopped, in order."""
+    return [{"channel": r.name, "status": r.channel_status, "reason": r.reason}
+            for r in results if not r.passed]
 
 
 def no_channel_passed_message(results: Sequence[GateResult]) -> str:

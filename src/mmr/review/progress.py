@@ -2,8 +2,12 @@
 should not look hung").
 
 On a terminal a rich ``Live`` table shows each channel's state and a ticking elapsed
-time; anywhere else (CI logs, pipes) each state change is one plain line, e.g.
-``[mmr] codex: completed (12.3s)``. stdout is never touched. Colour is decided by the
+time, and a last row ``still waiting on: a, b`` with the review's own elapsed time; a state
+change that comes before the table (the gate's ``not_installed`` …) is drawn by the table
+only, never also as a line. Anywhere else (CI logs, pipes) each state change is one plain
+line, e.g. ``[mmr] codex: completed (12.3s)``, and every :data:`HEARTBEAT_S` without one a
+``[mmr] still waiting on: a, b (1m30s)`` line says the review is alive. stdout is never
+touched. Colour is decided by the
 caller (``NO_COLOR`` and friends, :func:`mmr.cli.output.use_color`) and passed in.
 Events may arrive from the dispatcher's event loop or from worker threads, so the state
 is guarded by a lock.
@@ -25,6 +29,9 @@ from mmr.models import TERMINAL_STATUSES
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.live import Live
+
+#: How often a non-terminal display says it still waits (``mmr results`` waits the same way).
+HEARTBEAT_S = 30.0
 
 _STYLES = {"completed": "green", "running": "cyan", "dispatched": "dim",
            "not_installed": "yellow", "skipped": "yellow"}
@@ -68,6 +75,10 @@ class ProgressDisplay:
         self._rows: dict[str, _Row] = {}
         self._lock = threading.Lock()
         self._live: Live | None = None
+        self._started: float | None = None
+        #: The table has been drawn and closed: later events are plain lines again.
+        self._closed = False
+        self._beat = threading.Event()
 
     def __call__(self, event: ChannelEvent) -> None:
         with self._lock:
@@ -77,8 +88,9 @@ class ProgressDisplay:
                 row.started = time.monotonic()
             if event.status in TERMINAL_STATUSES:
                 row.elapsed_s = event.elapsed_s
-        if self._live is None:
+        if not self.live or self._closed:
             self._write(plain_line(event))
+            self._beat.set()  # a line was written: the next heartbeat waits a full period
 
     @contextmanager
     def showing(self, channels: Sequence[str]) -> Iterator[None]:
@@ -86,8 +98,10 @@ class ProgressDisplay:
         with self._lock:
             for name in channels:
                 self._rows.setdefault(name, _Row())
+        self._started = time.monotonic()
         if not self.live:
-            yield
+            with self._heartbeat():
+                yield
             return
         from rich.live import Live
 
@@ -98,7 +112,45 @@ class ProgressDisplay:
                 yield
             finally:
                 self._live = None
+                self._closed = True
                 live.refresh()
+
+    def waiting_on(self) -> list[str]:
+        """The channels that have not settled yet, in display order."""
+        with self._lock:
+            return [name for name, row in self._rows.items()
+                    if row.status not in TERMINAL_STATUSES]
+
+    def waiting_line(self) -> str | None:
+        """``still waiting on: a, b (1m05s)``; None when nothing is pending."""
+        waiting = self.waiting_on()
+        if not waiting or self._started is None:
+            return None
+        elapsed = _clock(time.monotonic() - self._started)
+        return f"still waiting on: {', '.join(waiting)} ({elapsed})"
+
+    @contextmanager
+    def _heartbeat(self) -> Iterator[None]:
+        """Plain mode: a ``[mmr] still waiting on: …`` line every quiet :data:`HEARTBEAT_S`."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.is_set():
+                self._beat.clear()
+                if self._beat.wait(HEARTBEAT_S) or stop.is_set():
+                    continue  # something was written meanwhile: wait a full period again
+                line = self.waiting_line()
+                if line is not None:
+                    self._write(f"[mmr] {line}")
+
+        thread = threading.Thread(target=beat, name="mmr-heartbeat", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            self._beat.set()
+            thread.join()
 
     def __rich__(self) -> Any:
         """The table rich redraws on every refresh."""
@@ -114,7 +166,13 @@ class ProgressDisplay:
                 state += f" (attempt {row.attempt})"
             table.add_row(name, state, row.elapsed(now),
                           style=_STYLES.get(row.status, "red") if self.color else None)
-        return table
+        waiting = self.waiting_line()
+        if waiting is None:
+            return table
+        from rich.console import Group
+        from rich.text import Text
+
+        return Group(table, Text(waiting, style="dim" if self.color else ""))
 
     def _console(self) -> Console:
         from rich.console import Console
@@ -128,6 +186,12 @@ class ProgressDisplay:
             self.stream.flush()
         except (OSError, ValueError):
             pass  # a closed stderr must not fail the review
+
+
+def _clock(seconds: float) -> str:
+    """``42s``, ``1m05s``."""
+    whole = int(seconds)
+    return f"{whole}s" if whole < 60 else f"{whole // 60}m{whole % 60:02d}s"
 
 
 def progress_for(stream: TextIO, *, quiet: bool, color: bool) -> ProgressDisplay | None:

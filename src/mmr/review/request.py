@@ -72,6 +72,25 @@ class ReviewRequest(BaseModel):
         return {"fix_threshold": self.fix_threshold, "timeout": self.timeout,
                 "format": self.format, "cache": {"max_age": 0} if self.no_cache else None}
 
+    def command_line(self, **changes: Any) -> str:
+        """``mmr review`` with this run's flags (and ``changes``), ready to paste."""
+        import shlex
+
+        request = self.model_copy(update=changes)
+        argv = ["mmr", "review"]
+        for name, field in type(self).model_fields.items():
+            value = getattr(request, name)
+            if value == field.default or value is None:
+                continue
+            flag = "--" + name.replace("_", "-")
+            if value is True:
+                argv.append(flag)
+            elif isinstance(value, tuple):
+                argv += [flag, ",".join(value)]
+            else:
+                argv += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+        return shlex.join(argv)
+
     @property
     def round_number(self) -> int:
         """The round this run claims; an absent ``--round`` is round 1."""

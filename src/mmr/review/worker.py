@@ -1,13 +1,14 @@
 """The detached worker of a fire-and-forget review (spec ch. 05 §2.9, ch. 04 §7.8).
 
 Foreground — :func:`mmr.review.launch.start_worker`: with the job created and its
-``worker.lock`` held, start ``python -P -m mmr.review.worker <job-id> <lock-fd>`` in a new
-session (closing the
-terminal cannot reach it), stdout and stderr appended to ``<job>/worker.log``, the
-user's environment and current directory, and the locked descriptor passed along, so the
-job is never unlocked while someone may still run it. The run plan goes down a stdin
-pipe, never to disk (channel ``env``/``headers`` may hold secrets); then the foreground
-returns the worker's pid without waiting for it.
+``worker.lock`` held, start ``python -P -m mmr.review.worker <job-id> <lock-fd> <gate-fd>``
+in a new session (closing the terminal cannot reach it), stdout and stderr appended to
+``<job>/worker.log``, the user's environment and current directory, and the locked
+descriptor passed along, so the job is never unlocked while someone may still run it. The
+run plan goes down a stdin pipe, never to disk (channel ``env``/``headers`` may hold
+secrets); then the foreground waits only for the gate report on ``<gate-fd>`` (which
+channels the install + auth check stopped, written before anything is dispatched) to
+print the dispatch summary.
 
 Worker — :func:`main`: read the plan to EOF (first thing, before the heavy imports, so the
 foreground's write returns at once), adopt the lock, record ``worker: {pid, started_at}``,
@@ -27,6 +28,7 @@ import os
 import sys
 import traceback
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from mmr.errors import MmrError
@@ -35,15 +37,17 @@ from mmr.vocabulary import EXIT_INTERRUPTED
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The worker process: ``python -P -m mmr.review.worker <job-id> <lock-fd>``."""
+    """The worker process: ``python -P -m mmr.review.worker <job-id> <lock-fd> [<gate-fd>]``."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or not args[1].isdigit():
-        stderr_line("usage: python -P -m mmr.review.worker <job-id> <lock-fd> (run plan on stdin)")
+    if len(args) not in (2, 3) or not all(arg.isdigit() for arg in args[1:]):
+        stderr_line("usage: python -P -m mmr.review.worker <job-id> <lock-fd> [<gate-fd>] "
+                    "(run plan on stdin)")
         return 1
     payload = sys.stdin.buffer.read()
     _stdin_from_devnull()
+    gate_fd = int(args[2]) if len(args) == 3 else None
     try:
-        return run_worker(args[0], int(args[1]), payload)
+        return run_worker(args[0], int(args[1]), payload, gate_fd=gate_fd)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception:
@@ -51,11 +55,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def run_worker(job_id: str, lock_fd: int, payload: bytes) -> int:
-    """Run job ``job_id`` to its results while holding the inherited ``worker.lock``."""
+def run_worker(job_id: str, lock_fd: int, payload: bytes, *, gate_fd: int | None = None) -> int:
+    """Run job ``job_id`` to its results while holding the inherited ``worker.lock``;
+    tell the foreground on ``gate_fd`` which channels its gate stopped."""
     from mmr.process.reaper import start_watchdog
     from mmr.review.execute import run_job
-    from mmr.review.preflight import no_channel_passed_message, run_preflight
+    from mmr.review.launch import report_gate
+    from mmr.review.preflight import no_channel_passed_message, not_dispatched, run_preflight
     from mmr.review.run import ReviewIO
     from mmr.review.worker_plan import WorkerPlan
     from mmr.store.jobs import JobStore
@@ -63,6 +69,8 @@ def run_worker(job_id: str, lock_fd: int, payload: bytes) -> int:
 
     with WorkerLock.adopt(lock_fd):
         os.set_inheritable(lock_fd, False)  # channel processes must not keep the job locked
+        if gate_fd is not None:
+            os.set_inheritable(gate_fd, False)
         plan = WorkerPlan.from_json(payload)
         if plan.job_id != job_id:
             raise MmrError(f"run plan is for job {plan.job_id}, not {job_id}")
@@ -75,7 +83,8 @@ def run_worker(job_id: str, lock_fd: int, payload: bytes) -> int:
         gate = run_preflight(job_plan.planned, parallel=job_plan.loaded.defaults.parallel)
         if not any(result.passed for result in gate):
             io.notice(no_channel_passed_message(gate))  # no exit 1 here: the job completes
-        results = run_job(job_plan, store, job_id, gate, io)
+        report = None if gate_fd is None else partial(report_gate, gate_fd, not_dispatched(gate))
+        results = run_job(job_plan, store, job_id, gate, io, gated=report)
     stderr_line(f"[mmr] worker {os.getpid()} finished job {job_id} at {_now()}: {results.verdict}")
     return 0
 

@@ -222,7 +222,8 @@ def test_nothing_passing_the_gate_completes_the_job_in_the_worker(
     result = run_mmr("review", cwd=repo.root)
     assert result.code == 0
     job_id = result.json()["job_id"]
-    assert result.json()["channels"] == {"gone": "dispatched"}
+    # Issue 18 changed this from `dispatched`: the summary waits for the worker's gate.
+    assert result.json()["channels"] == {"gone": "not_installed"}
     status = wait_until_finished(run_mmr, job_id, repo.root)
     assert status.json()["channels"]["gone"]["status"] == "not_installed"
     wait_for(lambda: JobStore(jobs_dir()).is_worker_alive(job_id) is False, what="worker exit")

@@ -43,6 +43,7 @@ def test_dry_run_prints_banner_failures_and_each_wrapped_prompt(
     block = result.out.split("--- Assembled prompt for rev1 ---\n", 1)[1]
     rev1_prompt = block.split("\n\n--- Assembled prompt for rev2 ---\n", 1)[0]
     rev2_prompt = block.split("\n\n--- Assembled prompt for rev2 ---\n", 1)[1]
+    rev2_prompt = rev2_prompt.split("\n\n--- Dispatch plan ---\n", 1)[0]  # issue 18's plan
     # Both placeholders replaced; rev2 has the default wrapper.
     assert rev1_prompt == f"BEGIN\n{rev2_prompt.rstrip(chr(10))}\nEND {rev2_prompt.rstrip(chr(10))}"
     assert "## Focus Areas\nloops" in rev2_prompt
@@ -61,7 +62,8 @@ def test_dry_run_with_nothing_dispatchable_exits_1(repo: GitRepo, channels: None
 
 
 def test_dry_run_ignores_format(repo: GitRepo, channels: None, run_mmr: RunMmr) -> None:
-    result = run_mmr("review", "--dry-run", "--format", "json", "--channels", "rev2",
+    # Issue 18: `--format json` now gives the JSON form; the other formats still do nothing.
+    result = run_mmr("review", "--dry-run", "--format", "markdown", "--channels", "rev2",
                      cwd=repo.root)
     assert result.out.startswith("=== DRY RUN")
     assert "min_completed_channels is 2 but only 1 channel(s)" in result.err
@@ -148,3 +150,54 @@ def test_auth_checks_run_concurrently(repo: GitRepo, fake_cli: FakeCliFactory,
     assert result.code == 0
     assert "Channels that would dispatch: a, b, c" in result.out
     assert time.monotonic() - started < 2.5  # three 1 s checks, side by side
+
+
+def test_dry_run_prints_each_channels_argv_delivery_auth_check_and_verdict(
+        repo: GitRepo, channels: None, run_mmr: RunMmr) -> None:
+    write_user_config({
+        "rev1": {"command": "rev1 --api-key sk-live-abcdefghijklmnop1234", "flags": ["-p"]},
+        "filed": {"command": "rev2 --read", "prompt_delivery": "prompt-file"},
+        "gone": {"command": "SECRET_TOKEN=abc123 gone-tool"},
+        "locked": {"command": "rev2", "auth": {
+            "check": "rev2 auth status", "failure_exit_codes": [4, 5],
+            "recovery": "rev2 login"}},
+    })
+    result = run_mmr("review", "--dry-run", cwd=repo.root)
+    assert result.code == 0
+    plan = result.out.split("\n--- Dispatch plan ---\n", 1)[1].splitlines()
+    assert plan == [
+        "rev1: would dispatch",
+        "  argv: rev1 --api-key '<redacted>' -p",
+        "  prompt delivery: stdin",
+        "  auth check: (none: only the install check)",
+        "filed: would dispatch",
+        "  argv: rev2 --read '{{prompt_file}}'",
+        "  prompt delivery: prompt-file",
+        "  auth check: (none: only the install check)",
+        "gone: would not dispatch — not_installed: <redacted>",
+        "  argv: '<redacted>' gone-tool",
+        "  prompt delivery: stdin",
+        "  auth check: (none: only the install check)",
+        "locked: would dispatch",
+        "  argv: rev2",
+        "  prompt delivery: stdin",
+        "  auth check: sh -c 'rev2 auth status' (fails on exit 4, 5)",
+    ]
+    assert "sk-live" not in result.out and "abc123" not in result.out
+
+
+def test_dry_run_json_has_the_same_plan(repo: GitRepo, channels: None, run_mmr: RunMmr) -> None:
+    result = run_mmr("review", "--dry-run", "--format", "json", "--channels", "rev2,locked",
+                     cwd=repo.root)
+    assert result.code == 0
+    document = result.json()
+    assert document["would_dispatch"] == ["rev2"]
+    rev2, locked = document["channels"]
+    assert rev2 == {"channel": "rev2", "would_dispatch": True, "status": "ok", "reason": None,
+                    "argv": ["rev2"], "prompt_delivery": "stdin", "auth_check": None,
+                    "prompt": rev2["prompt"]}
+    assert "## Diff" in rev2["prompt"] or "diff --git" in rev2["prompt"]
+    assert locked["would_dispatch"] is False
+    assert (locked["status"], locked["reason"]) == ("failed", "<redacted>")
+    assert locked["auth_check"] == "sh -c 'exit 4' (fails on exit 4)"
+    assert locked["prompt"] is None

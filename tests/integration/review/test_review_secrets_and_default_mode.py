@@ -75,13 +75,14 @@ def test_default_mode_prints_the_dispatch_summary_and_exits_0(
     assert result.code == 0
     summary = result.json()  # JSON whatever --format says
     assert list(summary) == ["job_id", "status", "trust_mode", "channels", "valid_channels",
-                             "worker_pid"]
+                             "not_dispatched", "worker_pid"]
     assert summary["trust_mode"] == "base-ref"
-    # Printed before the detached worker ran anything (ch. 05 §2.9).
+    # Printed after the worker's gate, before it dispatched (issue 18: `gone` used to be
+    # listed as dispatched and valid).
     assert summary["status"] == "dispatched"
     assert summary["channels"] == {"rev1": "dispatched", "rev2": "dispatched",
-                                   "gone": "dispatched"}
-    assert summary["valid_channels"] == ["rev1", "rev2", "gone"]
+                                   "gone": "not_installed"}
+    assert summary["valid_channels"] == ["rev1", "rev2"]
     status = _wait_for_worker(run_mmr, summary["job_id"], repo.root)
     assert {name: entry["status"] for name, entry in status["channels"].items()  # type: ignore[attr-defined]
             if not name.startswith("compensating-")} == {

@@ -7,6 +7,8 @@ from mmr.models import (
     ChannelResult,
     Coverage,
     Finding,
+    GatedAck,
+    Ratification,
     ReconciledFinding,
     ReconciledResults,
     ResultsMetadata,
@@ -174,6 +176,15 @@ def gate_document() -> ReconciledResults:
     )
 
 
+def gate_with_ratification() -> ReconciledResults:
+    """The gate document as mmr prints it (issue 18): what it held back, how to ratify."""
+    return gate_document().model_copy(update={"ratification": Ratification(
+        acks=[GatedAck(file=".mmr/acks/x.json", finding_key="a" * 40, location="src/app.py:3",
+                       ack_reason="accepted: bounded loop"), GatedAck(file=".mmr/acks/y.json")],
+        config_change=True,
+        command="mmr review --staged --accept-new-acks --trust-project-config")})
+
+
 def max_rounds_document() -> ReconciledResults:
     return max_rounds_results("s1", 6, 5, "P2")
 
@@ -237,5 +248,6 @@ SAMPLES = {
     "results-degraded": degraded_everything,
     "results-pass": clean_pass,
     "gate": gate_document,
+    "gate-ratification": gate_with_ratification,
     "max-rounds": max_rounds_document,
 }

@@ -1,0 +1,115 @@
+"""What ``mmr review --dry-run`` prints (ch. 05 §2.8, extended by issue 18).
+
+The reference's listing — banner, the channels that would dispatch, one line per channel that
+would not, each dispatchable channel's assembled prompt — is kept as it is. After it, mmr adds
+a dispatch plan per resolved channel: its argv (secret values redacted, placeholders that only
+exist at dispatch such as ``{{prompt_file}}`` left as written), how the prompt reaches it,
+its auth check, and whether it would dispatch (and why not). ``--format json`` gives the
+same as one JSON document.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mmr.config.channel_schema import HttpChannel
+from mmr.dispatch.placeholders import PROMPT_FILE_PLACEHOLDER, PlaceholderValues, expand_argv
+from mmr.errors import ConfigError
+from mmr.process.types import redact_argv
+from mmr.review.preflight import DRY_RUN_BANNER, GateResult
+from mmr.secrets.redact import redact_text
+
+
+def channel_argv(result: GateResult, repo_root: Path) -> list[str] | None:
+    """The argv a subprocess channel would run, redacted; None for an http channel."""
+    channel = result.planned.channel
+    if isinstance(channel, HttpChannel):
+        return None
+    file_mode = channel.prompt_delivery == "prompt-file"
+    values = PlaceholderValues(
+        channel=result.name, repo_root=repo_root, vars=channel.vars or {},
+        prompt_file=Path(PROMPT_FILE_PLACEHOLDER) if file_mode else None,
+    )
+    try:
+        argv = expand_argv(channel.command or "", channel.flags, values=values)
+    except ConfigError as exc:
+        return [f"(cannot build the command: {redact_text(str(exc))})"]
+    return [redact_text(arg) for arg in redact_argv(tuple(argv))]
+
+
+def prompt_delivery(result: GateResult) -> str:
+    """``stdin``, ``prompt-file`` or ``http`` (the request body)."""
+    channel = result.planned.channel
+    if isinstance(channel, HttpChannel):
+        return "http"
+    return channel.prompt_delivery or "stdin"
+
+
+def auth_check(result: GateResult) -> str | None:
+    """The channel's auth check as it runs: ``sh -c`` text, or the http probe."""
+    channel = result.planned.channel
+    if isinstance(channel, HttpChannel):
+        key = f" with ${channel.api_key_env}" if channel.api_key_env else ""
+        return redact_text(f"GET {channel.probe_url}{key}")
+    if channel.auth is None:
+        return None
+    codes = ", ".join(str(code) for code in channel.auth.failure_exit_codes)
+    return redact_text(f"sh -c {shlex.quote(channel.auth.check)} (fails on exit {codes})")
+
+
+def channel_entry(result: GateResult, repo_root: Path) -> dict[str, Any]:
+    """One channel of the JSON form."""
+    plan = result.planned.plan
+    return {
+        "channel": result.name,
+        "would_dispatch": result.passed,
+        "status": "ok" if result.passed else result.raw_status,
+        "reason": None if result.passed else result.reason,
+        "argv": channel_argv(result, repo_root),
+        "prompt_delivery": prompt_delivery(result),
+        "auth_check": auth_check(result),
+        "prompt": plan.prompt if result.passed and plan is not None else None,
+    }
+
+
+def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
+    """The text form of one channel's dispatch plan."""
+    entry = channel_entry(result, repo_root)
+    verdict = ("would dispatch" if result.passed
+               else f"would not dispatch — {entry['status']}: {entry['reason']}")
+    argv = entry["argv"]
+    shown = (f"(http) POST {redact_text(result.planned.channel.endpoint)}"
+             if argv is None and isinstance(result.planned.channel, HttpChannel)
+             else shlex.join(argv or []))
+    return [f"{result.name}: {verdict}",
+            f"  argv: {shown}",
+            f"  prompt delivery: {entry['prompt_delivery']}",
+            f"  auth check: {entry['auth_check'] or '(none: only the install check)'}"]
+
+
+def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
+    """The ``--dry-run`` text (ch. 05 §2.8 and the dispatch plan), no trailing newline."""
+    passing = [r for r in results if r.passed]
+    lines = [DRY_RUN_BANNER,
+             "Channels that would dispatch: " + (", ".join(r.name for r in passing) or "(none)")]
+    lines += [r.line() for r in results if not r.passed]
+    for result in passing:
+        plan = result.planned.plan
+        prompt = "" if plan is None else plan.prompt
+        lines += ["", f"--- Assembled prompt for {result.name} ---", prompt]
+    lines += ["", "--- Dispatch plan ---"]
+    for result in results:
+        lines += plan_lines(result, repo_root)
+    return "\n".join(lines)
+
+
+def dry_run_json(results: Sequence[GateResult], repo_root: Path) -> str:
+    """``--dry-run --format json``: the same facts as one document."""
+    from mmr.formatters.json import dumps
+
+    return dumps({"dry_run": True,
+                  "would_dispatch": [r.name for r in results if r.passed],
+                  "channels": [channel_entry(r, repo_root) for r in results]})

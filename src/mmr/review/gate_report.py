@@ -1,0 +1,75 @@
+"""The ratification gate's document: what it held back and how to ratify it (ch. 05 §3.7).
+
+The reference prints only a summary; mmr adds (issue 18) a ``ratification`` object — each
+ack file the gate held back with the finding it would silence, whether ``.mmr.yaml``
+changed, and the exact ``mmr review …`` command that ratifies — which every format shows.
+An ack file here comes from the change under review, so it is hostile input: only short
+string fields are taken from it, and the formatters sanitise them like any other text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mmr.config.loaded import LoadedConfig
+from mmr.models import GatedAck, Ratification
+from mmr.review.request import ReviewRequest
+from mmr.review.run import ReviewOutcome, render_document
+from mmr.secrets.redact import redact_text
+from mmr.trust.modes import TrustContext
+from mmr.trust.ratification import GateBlock
+from mmr.vocabulary import EXIT_BLOCKED
+
+#: An ack file larger than this is not read for the listing (it is still gated).
+MAX_ACK_BYTES = 64 * 1024
+MAX_FIELD_CHARS = 200
+
+
+def _field(data: dict[str, object], name: str) -> str | None:
+    value = data.get(name)
+    if not isinstance(value, str):
+        return None
+    return redact_text(value[:MAX_FIELD_CHARS])
+
+
+def gated_ack(root: Path, file: str) -> GatedAck:
+    """The listing of one proposed ack file, from the working tree when it is there."""
+    path = root / file
+    try:
+        inside = path.resolve().is_relative_to((root / ".mmr" / "acks").resolve())
+        if not inside or path.is_symlink() or path.stat().st_size > MAX_ACK_BYTES:
+            return GatedAck(file=file)
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return GatedAck(file=file)
+    if not isinstance(data, dict):
+        return GatedAck(file=file)
+    return GatedAck(file=file, finding_key=_field(data, "finding_key"),
+                    location=_field(data, "normalized_location"), ack_reason=_field(data, "reason"))
+
+
+def ratification(block: GateBlock, trust: TrustContext, request: ReviewRequest) -> Ratification:
+    """What the gate held back, and the command that reviews with it ratified."""
+    flags: dict[str, bool] = {}
+    if block.config:
+        flags["trust_project_config"] = True
+    if block.acks:
+        flags["accept_new_acks"] = True
+    acks = [gated_ack(trust.project_root, file)
+            for file in block.proposed.ack_files_changed] if block.acks else []
+    return Ratification(acks=acks, config_change=block.config,
+                        command=request.command_line(**flags))
+
+
+def gate_outcome(block: GateBlock, trust: TrustContext, loaded: LoadedConfig,
+                 request: ReviewRequest) -> ReviewOutcome:
+    """The ratification-gate document, exit 2 (ch. 05 §3.7)."""
+    from mmr.reconcile.documents import ratification_results
+
+    document = ratification_results(
+        block.summary, loaded.defaults.fix_threshold, trust.mode,
+        proposed_acks=list(block.proposed.ack_files_changed),
+        proposed_config_change=block.proposed.config_file_changed,
+    ).model_copy(update={"ratification": ratification(block, trust, request)})
+    return ReviewOutcome(render_document(document, loaded.defaults.format), EXIT_BLOCKED)
