@@ -7,7 +7,8 @@ Adding a command
    Import the core *inside* the function (this module is imported by ``mmr --help``,
    which must stay fast), render with :mod:`mmr.formatters`, write with
    :func:`mmr.cli.output.write_report`, and return the exit code. Raise
-   :class:`mmr.errors.UsageError` for a bad flag combination (help + message, exit 1) and
+   :class:`mmr.errors.UsageError` for a bad flag combination (the message, then
+   ``Try 'mmr <command> --help'``, exit 1) and
    other :class:`mmr.errors.MmrError` subclasses for everything else (one line, their code).
    A command with sub-commands builds its app with :func:`mmr.cli.groups.command_group`.
 2. Add it to :func:`_register` below, keeping :data:`COMMAND_ORDER`.
@@ -30,7 +31,6 @@ import typer
 
 from mmr.cli.groups import MmrGroup
 from mmr.cli.introspect import Resolved, help_text, resolve
-from mmr.errors import UsageError
 
 #: Top-level commands in the reference's registration order (spec ch. 05 §1.1);
 #: ``mmr --help`` lists them in this order. mmr's own commands (``explore``) follow.
@@ -82,7 +82,11 @@ def help_command(
     root = ctx.find_root().command
     resolved = resolve(root, command or [])
     if resolved.rest:
-        raise UsageError(f"Unknown argument: {resolved.rest[0]}")
+        from mmr.cli.argv import unknown
+        from mmr.cli.dispatch import visible_commands
+        from mmr.cli.introspect import leaf
+
+        raise unknown("command", resolved.rest[0], visible_commands(leaf(root, resolved)))
     sys.stdout.write(help_text(root, Resolved(resolved.path, ())) + "\n")
     return 0
 

@@ -2,10 +2,11 @@
 
 The sub-commands of ch. 01 §8, plus ``schema`` (an mmr addition).
 
-Each sub-command takes its positionals as one list, so a surplus one gets the reference's
-``Unexpected argument for config <action>: <arg>`` and a missing one its ``Usage: …``
-line; both exit 1 before any file is touched. Refusals are printed exactly as worded
-(scripts grep them); config load errors go to the common error boundary. The work
+Each sub-command takes its positionals as one list, so a surplus or missing one is a usage
+error (``unexpected argument 'x'`` / ``missing argument <value>``, then ``Try 'mmr config
+set --help'``); both exit 1 before any file is touched. Refusals keep the reference's
+sentences (scripts grep them) behind ``mmr: error:``; config load errors go to the common
+error boundary. The work
 happens in ``mmr.config`` (views, toggle, set_unset, init_config, probe_report).
 """
 
@@ -19,6 +20,7 @@ from mmr.cli.config_args import (
     ConfigCommand,
     as_json,
     guarded,
+    missing,
     positionals,
     positionals_argument,
     project_root,
@@ -101,13 +103,14 @@ def channels(
             rows = channel_rows(load(project_root()), redact=redact)
             say(as_json(rows) if fmt == "json" else channels_table(rows))
             return 0
-        usage = "Usage: mmr config channels show <channel> (or show:<channel>)"
         if action.startswith("show:"):
             if target is not None:
                 unexpected("channels", target)
             return _show(action[len("show:"):].strip(), redact)
-        if action != "show" or target is None:
-            refuse(usage)
+        if action != "show":
+            unexpected("channels", action, f"show {action}")
+        if target is None:
+            missing("<channel>")
         return _show(target, redact)
 
     return guarded(run)
@@ -121,7 +124,7 @@ def show(*, redact: RedactFlag = True,
     def run() -> int:
         (name,) = positionals("show", args, 1)
         if name is None:
-            refuse("Usage: mmr config show <channel>")
+            missing("<channel>")
         return _show(name, redact)
 
     return guarded(run)
@@ -182,7 +185,7 @@ def set_(*, global_: GlobalFlag = False, project: ProjectFlag = False,
 
         key, value = positionals("set", args, 2)
         if key is None or value is None:
-            refuse("Usage: mmr config set <dotted.path> <value>")
+            missing("<dotted.path>" if key is None else "<value>")
         scope = requested_scope(global_, project)
         outcome = set_config_value(key, value, scope=scope,
                                    project_root=project_root())
@@ -206,7 +209,7 @@ def unset(*, global_: GlobalFlag = False, project: ProjectFlag = False,
 
         (key,) = positionals("unset", args, 1)
         if key is None:
-            refuse("Usage: mmr config unset <dotted.path>")
+            missing("<dotted.path>")
         scope = requested_scope(global_, project)
         outcome = unset_config_value(key, scope=scope, project_root=project_root())
         if not outcome.removed:
@@ -230,7 +233,7 @@ def _toggle(verb: Literal["enable", "disable"], args: list[str] | None,
 
     (name,) = positionals(verb, args, 1)
     if name is None:
-        refuse(f"Usage: mmr config {verb} <channel>")
+        missing("<channel>")
     scope = requested_scope(global_, project)
     outcome = toggle_channel(name, enable=verb == "enable", scope=scope,
                              project_root=project_root())

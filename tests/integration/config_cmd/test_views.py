@@ -65,13 +65,17 @@ def test_show_accepts_an_alias(mmr: MmrRunner):
 def test_show_errors(mmr: MmrRunner):
     unknown = mmr("config", "show", "nope")
     assert unknown.rc == 1
-    assert unknown.err.startswith('Channel "nope" not found. Known channels: claude, gemini, ')
+    assert unknown.err.startswith(
+        'mmr: error: Channel "nope" not found. Known channels: claude, gemini, ')
     empty = mmr("config", "channels", "show:")
-    assert empty.rc == 1 and empty.err.startswith('Channel "" not found.')
-    assert mmr("config", "show").err.strip() == "Usage: mmr config show <channel>"
-    usage = "Usage: mmr config channels show <channel> (or show:<channel>)"
-    assert mmr("config", "channels", "claude").err.strip() == usage
-    assert mmr("config", "channels", "show").err.strip() == usage
+    assert empty.rc == 1 and empty.err.startswith('mmr: error: Channel "" not found.')
+    assert mmr("config", "show").err.strip() == (
+        "mmr: error: missing argument <channel>\nTry 'mmr config show --help'")
+    try_line = "\nTry 'mmr config channels --help'"
+    assert mmr("config", "channels", "claude").err.strip() == (
+        "mmr: error: unexpected argument 'claude'; did you mean 'show claude'?" + try_line)
+    assert mmr("config", "channels", "show").err.strip() == (
+        "mmr: error: missing argument <channel>" + try_line)
     assert mmr("config", "channels", "show").rc == 1
 
 
@@ -169,7 +173,7 @@ def test_channels_text_table(mmr: MmrRunner, project_file: Path):
 def test_bad_format_is_a_usage_error(mmr: MmrRunner):
     run = mmr("config", "channels", "--format", "xml")
     assert run.rc == 1
-    assert 'Given: "xml"' in run.err
+    assert run.err.startswith("mmr: error: invalid value 'xml' for '--format'")
 
 
 def test_path_lists_layers_and_write_targets(mmr: MmrRunner, project: Path, user_file: Path):
@@ -186,7 +190,7 @@ def test_path_lists_layers_and_write_targets(mmr: MmrRunner, project: Path, user
         f"                  --global → {user_file}",
     ]
     assert mmr("config", "path", "extra").err.strip() == (
-        "Unexpected argument for config path: extra")
+        "mmr: error: unexpected argument 'extra'\nTry 'mmr config path --help'")
 
 
 def test_project_file_is_found_at_the_git_top_level(mmr: MmrRunner, project: Path,
