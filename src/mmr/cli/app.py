@@ -83,8 +83,7 @@ def help_command(
     resolved = resolve(root, command or [])
     if resolved.rest:
         from mmr.cli.argv import unknown
-        from mmr.cli.dispatch import visible_commands
-        from mmr.cli.introspect import leaf
+        from mmr.cli.introspect import leaf, visible_commands
 
         raise unknown("command", resolved.rest[0], visible_commands(leaf(root, resolved)))
     sys.stdout.write(help_text(root, Resolved(resolved.path, ())) + "\n")

@@ -12,7 +12,7 @@ happens in ``mmr.config`` (views, toggle, set_unset, init_config, probe_report).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -30,6 +30,11 @@ from mmr.cli.config_args import (
 )
 from mmr.cli.groups import command_group
 from mmr.log import stderr_line
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from mmr.config.loaded import LoadedConfig
 
 app = command_group("Show, check and edit the mmr configuration.")
 
@@ -72,13 +77,33 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
         from mmr.config_edit.scope import load_for_probes
 
         positionals("test", args, 0)
-        loaded, _ = load_for_probes(project_root(), trust_project_config=trust_project_config,
+        root = project_root()
+        loaded, _ = load_for_probes(root, trust_project_config=trust_project_config,
                                     on_warning=stderr_line)
         report, ok = config_test_report(loaded)
+        if not trust_project_config:
+            _mark_unseen(report, root, loaded)
         say(as_json(report))
         return 0 if ok else 1
 
     return guarded(run)
+
+
+def _mark_unseen(report: dict[str, dict[str, object]], root: Path, loaded: LoadedConfig) -> None:
+    """Say which working channels review will not load (an uncommitted or non-git file)."""
+    from dataclasses import replace
+
+    from mmr.config_edit.unseen import unseen_by_review
+
+    unseen = unseen_by_review(root, loaded)
+    if unseen is None:
+        return
+    working = tuple(name for name in unseen.names if report.get(name, {}).get("installed"))
+    if not working:
+        return
+    stderr_line(replace(unseen, names=working).warning())
+    for name in working:
+        report[name] |= {"used_by_review": False, "note": unseen.note}
 
 
 @app.command("channels", cls=ConfigCommand)

@@ -17,7 +17,15 @@ import typer
 
 from mmr.cli.argv import ArgvError, looks_like_flag, normalise, unknown
 from mmr.cli.errors import usage_error
-from mmr.cli.introspect import ClickCommand, Resolved, command_spec, help_text, is_group, leaf
+from mmr.cli.introspect import (
+    ClickCommand,
+    Resolved,
+    command_spec,
+    help_text,
+    is_group,
+    leaf,
+    visible_commands,
+)
 from mmr.cli.introspect import resolve as resolve_command
 from mmr.errors import UsageError
 from mmr.log import stderr_line
@@ -93,8 +101,3 @@ def _invoke(root: ClickCommand, resolved: Resolved, argv: list[str]) -> int:
 def usage_problem(root: ClickCommand, resolved: Resolved, message: str) -> int:
     """``mmr: error: <message>``, then ``Try 'mmr <command> --help'``; return 1."""
     return usage_error(resolved.names, message)
-
-
-def visible_commands(group: ClickCommand) -> list[str]:
-    """The sub-command names ``--help`` lists (did-you-mean candidates)."""
-    return [name for name, sub in group.commands.items() if not getattr(sub, "hidden", False)]

@@ -164,7 +164,8 @@ def test_channels_text_table(mmr: MmrRunner, project_file: Path):
     assert lines[1] == "claude            enabled    default"
     assert "codex             disabled   project" in lines
     assert "antigravity       disabled   project" in lines
-    assert "a-channel-with-a-long-nameenabled    default" in lines
+    # Defined only by the project file: its source is the project (the reference says default).
+    assert "a-channel-with-a-long-nameenabled    project" in lines
     rows = json.loads(mmr("config", "channels").out)
     long_row = next(row for row in rows if row["name"] == "a-channel-with-a-long-name")
     assert long_row["command"].startswith("harmless --session-dir")
@@ -210,3 +211,29 @@ def test_a_config_error_exits_1_without_a_traceback(mmr: MmrRunner, project_file
     run = mmr("config", "channels")
     assert run.rc == 1
     assert "defaults.timeout" in run.err and "Traceback" not in run.err
+
+
+def test_a_channel_defined_by_one_file_shows_that_file_as_its_source(mmr: MmrRunner,
+                                                                      project_file: Path,
+                                                                      user_file: Path):
+    write(user_file, """\
+        channels:
+          mine: {command: mine-cli}
+          theirs: {command: theirs-cli}
+          codex: {timeout: 9}
+        """)
+    write(project_file, """\
+        channels:
+          local: {command: local-cli}
+          theirs: {timeout: 5}
+          mine: {enabled: false}
+        """)
+    run = mmr("config", "channels", "--format", "text")
+    assert run.rc == 0, run.err
+    lines = run.out.splitlines()
+    assert "theirs            enabled    user" in lines  # the project only tunes it
+    assert "local             enabled    project" in lines
+    assert "mine              disabled   project" in lines  # the layer that set enabled
+    assert "codex             enabled    default" in lines  # a built-in stays default
+    rows = {row["name"]: row["source"] for row in json.loads(mmr("config", "channels").out)}
+    assert (rows["theirs"], rows["local"], rows["codex"]) == ("user", "project", "default")
