@@ -12,6 +12,8 @@ Adding a command
    other :class:`mmr.errors.MmrError` subclasses for everything else (one line, their code).
    A command with sub-commands builds its app with :func:`mmr.cli.groups.command_group`.
 2. Add it to :func:`_register` below, keeping :data:`COMMAND_ORDER`.
+3. Regenerate the pre-rendered ``--help`` texts: ``python -m mmr.cli.help_build`` (a unit
+   test fails while they differ from typer's; :mod:`mmr.cli.static_help` serves them).
 
 The hot commands (``review``, ``results``, ``reconcile``) are the exception: their options
 are rows of :data:`mmr.cli.options.COMMANDS`, from which both the typer command and the
