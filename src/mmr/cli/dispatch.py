@@ -99,5 +99,9 @@ def _invoke(root: ClickCommand, resolved: Resolved, argv: list[str]) -> int:
 
 
 def usage_problem(root: ClickCommand, resolved: Resolved, message: str) -> int:
-    """``mmr: error: <message>``, then ``Try 'mmr <command> --help'``; return 1."""
-    return usage_error(resolved.names, message)
+    """``mmr: error: <message>``, then ``Try 'mmr <command> --help'``; return 1.
+
+    ``mmr help <bad name>`` points at ``mmr --help``: the list of commands.
+    """
+    names = resolved.names
+    return usage_error([] if names == ["help"] else names, message)

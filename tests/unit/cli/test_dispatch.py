@@ -83,7 +83,8 @@ def test_no_command_prints_root_help_to_stderr(capsys):
          "invalid value 'P9' for '--fix-threshold' (choose from P0, P1, P2, P3)"),
         (("jobs",), "mmr jobs", "missing command"),
         (("jobs", "bogus"), "mmr jobs", "unknown command 'bogus'"),
-        (("help", "bogus"), "mmr help", "unknown command 'bogus'"),
+        (("help", "bogus"), "mmr", "unknown command 'bogus'"),
+        (("help", "revew"), "mmr", "unknown command 'revew'; did you mean 'review'?"),
     ],
 )
 def test_usage_errors_exit_1_with_the_message_then_where_help_is(capsys, args, usage, message):
