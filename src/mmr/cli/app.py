@@ -7,10 +7,13 @@ Adding a command
    Import the core *inside* the function (this module is imported by ``mmr --help``,
    which must stay fast), render with :mod:`mmr.formatters`, write with
    :func:`mmr.cli.output.write_report`, and return the exit code. Raise
-   :class:`mmr.errors.UsageError` for a bad flag combination (help + message, exit 1) and
+   :class:`mmr.errors.UsageError` for a bad flag combination (the message, then
+   ``Try 'mmr <command> --help'``, exit 1) and
    other :class:`mmr.errors.MmrError` subclasses for everything else (one line, their code).
    A command with sub-commands builds its app with :func:`mmr.cli.groups.command_group`.
 2. Add it to :func:`_register` below, keeping :data:`COMMAND_ORDER`.
+3. Regenerate the pre-rendered ``--help`` texts: ``python -m mmr.cli.help_build`` (a unit
+   test fails while they differ from typer's; :mod:`mmr.cli.static_help` serves them).
 
 The hot commands (``review``, ``results``, ``reconcile``) are the exception: their options
 are rows of :data:`mmr.cli.options.COMMANDS`, from which both the typer command and the
@@ -30,7 +33,6 @@ import typer
 
 from mmr.cli.groups import MmrGroup
 from mmr.cli.introspect import Resolved, help_text, resolve
-from mmr.errors import UsageError
 
 #: Top-level commands in the reference's registration order (spec ch. 05 §1.1);
 #: ``mmr --help`` lists them in this order. mmr's own commands (``explore``) follow.
@@ -82,7 +84,10 @@ def help_command(
     root = ctx.find_root().command
     resolved = resolve(root, command or [])
     if resolved.rest:
-        raise UsageError(f"Unknown argument: {resolved.rest[0]}")
+        from mmr.cli.argv import unknown
+        from mmr.cli.introspect import leaf, visible_commands
+
+        raise unknown("command", resolved.rest[0], visible_commands(leaf(root, resolved)))
     sys.stdout.write(help_text(root, Resolved(resolved.path, ())) + "\n")
     return 0
 

@@ -6,6 +6,9 @@ options are greedy (``--channels a b``), a value-taking option never swallows a 
 error, and camel-case spellings (``--dryRun``) are accepted. :func:`normalise` checks a
 command's tokens against a :class:`CommandSpec` and returns an unambiguous argv for Click:
 options first, one value per occurrence, then ``--`` and the positionals.
+
+Errors name the first bad argument as typed (``unknown option '--bogus'; did you mean
+'--base'?``): mmr's own wording, not yargs' (docs/differences/cli-and-output.md).
 """
 
 from __future__ import annotations
@@ -21,7 +24,29 @@ _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
 class ArgvError(UsageError):
-    """A command line that breaks the grammar; the message is the reference's wording."""
+    """A command line that breaks the grammar; the message names the argument as typed."""
+
+
+def did_you_mean(word: str, candidates: Sequence[str]) -> str:
+    """``; did you mean 'X'?`` for the closest candidate, or "" when none is close.
+
+    Names are compared without their dashes (``--bogus`` is not close to ``--focus``);
+    a short ``-h`` suggests the first long option starting with its letter.
+    """
+    from difflib import get_close_matches
+
+    bare = word.lstrip("-").lower()
+    if len(word) == 2 and word[0] == "-" and word[1].isalpha():
+        close = [c for c in candidates if c.startswith("--" + bare)][:1]
+    else:
+        by_name = {c.lstrip("-").lower(): c for c in reversed(candidates)}
+        close = [by_name[m] for m in get_close_matches(bare, list(by_name), n=1, cutoff=0.7)]
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def unknown(kind: str, word: str, candidates: Sequence[str]) -> ArgvError:
+    """``unknown option '--bogus'`` (or command) with a did-you-mean when one is close."""
+    return ArgvError(f"unknown {kind} '{word}'{did_you_mean(word, candidates)}")
 
 
 @dataclass(frozen=True)
@@ -64,6 +89,10 @@ class CommandSpec:
         for option in self.options:
             for spelling in (*option.spellings, *option.negations):
                 self._index[spelling] = option
+
+    def spellings(self) -> list[str]:
+        """Every spelling the command accepts, and ``--help``: did-you-mean candidates."""
+        return ["--help", *self._index]
 
     def lookup(self, spelling: str) -> tuple[OptionSpec, bool] | None:
         """The option a spelling names and whether it is a negation (``--no-sync``).
@@ -120,12 +149,12 @@ class _Parse:
             spelling, has_inline, inline = word.partition("=")
             found = self.spec.lookup(spelling)
             if found is None:
-                self.unknown.append(spelling.lstrip("-"))
+                self.unknown.append(spelling)
                 continue
             option, negate = found
             if not option.takes_value or negate:
                 if has_inline:
-                    raise ArgvError(f"Option {spelling} does not take a value")
+                    raise ArgvError(f"option '{spelling}' does not take a value")
                 self._switch(option, negate=negate)
             elif has_inline:
                 self.emitted.append((option, [option.canonical, inline]))
@@ -155,36 +184,34 @@ class _Parse:
             # that differ from none, so it gets one empty value, which list commands drop.
             self.emitted.append((option, [option.canonical, ""]))
         elif taken == 0:
-            raise ArgvError(f"Not enough arguments following: {option.name}")
+            raise ArgvError(f"option '{option.canonical}' needs a value")
         return i
 
     def check(self) -> None:
-        arguments = self.spec.arguments
-        required = sum(1 for a in arguments if a.required)
-        if len(self.positionals) < required:
-            raise ArgvError(
-                f"Not enough non-option arguments: got {len(self.positionals)}, "
-                f"need at least {required}"
-            )
-        given = {o.name for o, _ in self.emitted}
-        missing = [o.name for o in self.spec.options if o.required and o.name not in given]
-        if missing:
-            noun = "argument" if len(missing) == 1 else "arguments"
-            raise ArgvError(f"Missing required {noun}: {', '.join(missing)}")
-        if not any(a.variadic for a in arguments):
-            self.unknown.extend(self.positionals[len(arguments):])
         if self.unknown:
-            noun = "argument" if len(self.unknown) == 1 else "arguments"
-            raise ArgvError(f"Unknown {noun}: {', '.join(self.unknown)}")
+            raise unknown("option", self.unknown[0], self.spec.spellings())
+        arguments = self.spec.arguments
+        if len(self.positionals) < len(arguments):
+            first = arguments[len(self.positionals)]
+            if first.required:
+                raise ArgvError(f"missing argument {first.name.upper()}")
+        given = {o.name for o, _ in self.emitted}
+        missing = [o.canonical for o in self.spec.options
+                   if o.required and o.name not in given]
+        if missing:
+            noun = "option" if len(missing) == 1 else "options"
+            raise ArgvError(f"missing required {noun} " + ", ".join(f"'{m}'" for m in missing))
+        if not any(a.variadic for a in arguments) and len(self.positionals) > len(arguments):
+            raise ArgvError(f"unexpected argument '{self.positionals[len(arguments)]}'")
         self._check_choices()
 
     def _check_choices(self) -> None:
         for option, tokens in self.emitted:
             if option.choices is not None and len(tokens) == 2:
-                _require_choice(option.name, tokens[1], option.choices)
+                _require_choice(f"'{option.canonical}'", tokens[1], option.choices)
         for argument, value in zip(self.spec.arguments, self.positionals, strict=False):
             if argument.choices is not None:
-                _require_choice(argument.name, value, argument.choices)
+                _require_choice(argument.name.upper(), value, argument.choices)
 
     def argv(self) -> list[str]:
         out = [token for _, tokens in self.emitted for token in tokens]
@@ -195,5 +222,5 @@ class _Parse:
 
 def _require_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
-        listed = ", ".join(f'"{c}"' for c in choices)
-        raise ArgvError(f'Invalid values:\n  Argument: {name}, Given: "{value}", Choices: {listed}')
+        raise ArgvError(f"invalid value '{value}' for {name} (choose from {', '.join(choices)})"
+                        + did_you_mean(value, choices))

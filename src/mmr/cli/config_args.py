@@ -1,8 +1,9 @@
 """Plumbing shared by the ``mmr config`` sub-commands: positionals, refusals, output.
 
 The reference parses ``mmr config <action> [name] [target]`` itself, so each sub-command
-takes its positionals as one hidden list and checks it here, answering with the
-reference's own sentences (``Unexpected argument for config …``, ``Usage: …``).
+takes its positionals as one hidden list and checks it here. A surplus or missing one is a
+usage error like any other (``unexpected argument 'x'``, ``missing argument <value>``, then
+``Try 'mmr config set --help'``); a refusal is one ``mmr: error:`` line.
 """
 
 from __future__ import annotations
@@ -39,8 +40,19 @@ def positionals(action: str, args: list[str] | None, allowed: int) -> list[str |
     return [*given, *([None] * (allowed - len(given)))]
 
 
-def unexpected(action: str, arg: str) -> NoReturn:
-    refuse(f"Unexpected argument for config {action}: {arg}")
+def unexpected(action: str, arg: str, meant: str = "") -> NoReturn:
+    """A surplus positional of ``mmr config <action>`` (``meant``: what was likely meant)."""
+    from mmr.cli.argv import ArgvError
+
+    hint = f"; did you mean '{meant}'?" if meant else ""
+    raise ArgvError(f"unexpected argument '{arg}'{hint}")
+
+
+def missing(shape: str) -> NoReturn:
+    """A missing positional, named by its ``shape`` in the usage line (``<dotted.path>``)."""
+    from mmr.cli.argv import ArgvError
+
+    raise ArgvError(f"missing argument {shape}")
 
 
 def refuse(message: str) -> NoReturn:
@@ -50,14 +62,14 @@ def refuse(message: str) -> NoReturn:
 
 
 def guarded(run: Callable[[], int]) -> int:
-    """Print a refusal as worded (no ``mmr: error:`` prefix, no help) and return 1."""
+    """Print a refusal as one ``mmr: error:`` line (no help) and return 1."""
     from mmr.config_edit.command_errors import ConfigCommandError
     from mmr.config_edit.scope import ScopeConflict
 
     try:
         return run()
     except (ConfigCommandError, ScopeConflict) as exc:
-        stderr_line(str(exc))
+        stderr_line(f"mmr: error: {exc}")
         return 1
 
 

@@ -2,16 +2,17 @@
 
 The sub-commands of ch. 01 §8, plus ``schema`` (an mmr addition).
 
-Each sub-command takes its positionals as one list, so a surplus one gets the reference's
-``Unexpected argument for config <action>: <arg>`` and a missing one its ``Usage: …``
-line; both exit 1 before any file is touched. Refusals are printed exactly as worded
-(scripts grep them); config load errors go to the common error boundary. The work
+Each sub-command takes its positionals as one list, so a surplus or missing one is a usage
+error (``unexpected argument 'x'`` / ``missing argument <value>``, then ``Try 'mmr config
+set --help'``); both exit 1 before any file is touched. Refusals keep the reference's
+sentences (scripts grep them) behind ``mmr: error:``; config load errors go to the common
+error boundary. The work
 happens in ``mmr.config`` (views, toggle, set_unset, init_config, probe_report).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -19,6 +20,7 @@ from mmr.cli.config_args import (
     ConfigCommand,
     as_json,
     guarded,
+    missing,
     positionals,
     positionals_argument,
     project_root,
@@ -28,6 +30,11 @@ from mmr.cli.config_args import (
 )
 from mmr.cli.groups import command_group
 from mmr.log import stderr_line
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from mmr.config.loaded import LoadedConfig
 
 app = command_group("Show, check and edit the mmr configuration.")
 
@@ -70,13 +77,33 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
         from mmr.config_edit.scope import load_for_probes
 
         positionals("test", args, 0)
-        loaded, _ = load_for_probes(project_root(), trust_project_config=trust_project_config,
+        root = project_root()
+        loaded, _ = load_for_probes(root, trust_project_config=trust_project_config,
                                     on_warning=stderr_line)
         report, ok = config_test_report(loaded)
+        if not trust_project_config:
+            _mark_unseen(report, root, loaded)
         say(as_json(report))
         return 0 if ok else 1
 
     return guarded(run)
+
+
+def _mark_unseen(report: dict[str, dict[str, object]], root: Path, loaded: LoadedConfig) -> None:
+    """Say which working channels review will not load (an uncommitted or non-git file)."""
+    from dataclasses import replace
+
+    from mmr.config_edit.unseen import unseen_by_review
+
+    unseen = unseen_by_review(root, loaded)
+    if unseen is None:
+        return
+    working = tuple(name for name in unseen.names if report.get(name, {}).get("installed"))
+    if not working:
+        return
+    stderr_line(replace(unseen, names=working).warning())
+    for name in working:
+        report[name] |= {"used_by_review": False, "note": unseen.note}
 
 
 @app.command("channels", cls=ConfigCommand)
@@ -101,13 +128,14 @@ def channels(
             rows = channel_rows(load(project_root()), redact=redact)
             say(as_json(rows) if fmt == "json" else channels_table(rows))
             return 0
-        usage = "Usage: mmr config channels show <channel> (or show:<channel>)"
         if action.startswith("show:"):
             if target is not None:
                 unexpected("channels", target)
             return _show(action[len("show:"):].strip(), redact)
-        if action != "show" or target is None:
-            refuse(usage)
+        if action != "show":
+            unexpected("channels", action, f"show {action}")
+        if target is None:
+            missing("<channel>")
         return _show(target, redact)
 
     return guarded(run)
@@ -121,7 +149,7 @@ def show(*, redact: RedactFlag = True,
     def run() -> int:
         (name,) = positionals("show", args, 1)
         if name is None:
-            refuse("Usage: mmr config show <channel>")
+            missing("<channel>")
         return _show(name, redact)
 
     return guarded(run)
@@ -182,7 +210,7 @@ def set_(*, global_: GlobalFlag = False, project: ProjectFlag = False,
 
         key, value = positionals("set", args, 2)
         if key is None or value is None:
-            refuse("Usage: mmr config set <dotted.path> <value>")
+            missing("<dotted.path>" if key is None else "<value>")
         scope = requested_scope(global_, project)
         outcome = set_config_value(key, value, scope=scope,
                                    project_root=project_root())
@@ -206,7 +234,7 @@ def unset(*, global_: GlobalFlag = False, project: ProjectFlag = False,
 
         (key,) = positionals("unset", args, 1)
         if key is None:
-            refuse("Usage: mmr config unset <dotted.path>")
+            missing("<dotted.path>")
         scope = requested_scope(global_, project)
         outcome = unset_config_value(key, scope=scope, project_root=project_root())
         if not outcome.removed:
@@ -230,7 +258,7 @@ def _toggle(verb: Literal["enable", "disable"], args: list[str] | None,
 
     (name,) = positionals(verb, args, 1)
     if name is None:
-        refuse(f"Usage: mmr config {verb} <channel>")
+        missing("<channel>")
     scope = requested_scope(global_, project)
     outcome = toggle_channel(name, enable=verb == "enable", scope=scope,
                              project_root=project_root())

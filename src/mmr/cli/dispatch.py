@@ -3,8 +3,9 @@
 The reference's parser (yargs) decides what scripts see on bad input; Click would answer
 differently (exit 2, other wording). So the command line is checked here first — which
 command, which options, greedy lists, missing values — and Click only converts values.
-Every usage error prints the command's help, a blank line and the message to stderr, and
-exits 1: exit 2 means ``blocked``.
+A usage error prints one line naming the bad argument (``mmr: error: unknown option
+'--bogus'; did you mean '--base'?``), then ``Try 'mmr review --help'``, and exits 1: exit 2
+means ``blocked``. Only a bare ``mmr`` shows the command list (on stderr).
 """
 
 from __future__ import annotations
@@ -14,15 +15,22 @@ from collections.abc import Sequence
 
 import typer
 
-from mmr.cli.argv import ArgvError, normalise
-from mmr.cli.introspect import ClickCommand, Resolved, command_spec, help_text, is_group, leaf
+from mmr.cli.argv import ArgvError, looks_like_flag, normalise, unknown
+from mmr.cli.errors import usage_error
+from mmr.cli.introspect import (
+    ClickCommand,
+    Resolved,
+    command_spec,
+    help_text,
+    is_group,
+    leaf,
+    visible_commands,
+)
 from mmr.cli.introspect import resolve as resolve_command
 from mmr.errors import UsageError
 from mmr.log import stderr_line
 
-NO_COMMAND_HINT = "Run mmr --help for usage"
-#: ``-h``/``-v`` are not aliases: the reference answers them like a bare ``mmr``.
-_NOT_ALIASES = frozenset({"-h", "-v"})
+NO_COMMAND_HINT = "mmr: error: missing command; run 'mmr --help' for usage"
 
 
 def run(args: Sequence[str], app: typer.Typer | None = None) -> int:
@@ -36,8 +44,9 @@ def run(args: Sequence[str], app: typer.Typer | None = None) -> int:
         app = default_app
     root = typer.main.get_command(app)
     tokens = list(args)
-    if not tokens or tokens[0] in _NOT_ALIASES:
-        return usage_problem(root, Resolved((), ()), NO_COMMAND_HINT)
+    if not tokens:
+        stderr_line(f"{help_text(root, Resolved((), ()))}\n\n{NO_COMMAND_HINT}")
+        return 1
     options_part = tokens[: tokens.index("--")] if "--" in tokens else tokens
     if "--version" in options_part:
         from mmr import __version__
@@ -61,8 +70,10 @@ def _checked_argv(root: ClickCommand, resolved: Resolved) -> list[str]:
     command = leaf(root, resolved)
     if is_group(command):
         if not rest:
-            raise ArgvError("Not enough non-option arguments: got 0, need at least 1")
-        raise ArgvError(f"Unknown argument: {rest[0].lstrip('-')}")
+            raise ArgvError("missing command")
+        if looks_like_flag(rest[0]):
+            raise unknown("option", rest[0].partition("=")[0], ["--help", "--version"])
+        raise unknown("command", rest[0], visible_commands(command))
     return [*resolved.names, *normalise(rest, command_spec(command))]
 
 
@@ -81,26 +92,16 @@ def _invoke(root: ClickCommand, resolved: Resolved, argv: list[str]) -> int:
         format_message = getattr(exc, "format_message", None)
         if ctx is None or format_message is None:
             raise
-        _write_problem(ctx.get_help(), format_message())
-        return 1
+        return usage_error(str(ctx.command_path).split()[1:], format_message())
     if isinstance(result, bool) or not isinstance(result, int):
         return 0
     return result
 
 
-def usage_problem_for(args: Sequence[str], message: str) -> int:
-    """:func:`usage_problem` for the command a command line names (the fast route's errors)."""
-    from mmr.cli.app import app
-
-    root = typer.main.get_command(app)
-    return usage_problem(root, resolve_command(root, list(args)), message)
-
-
 def usage_problem(root: ClickCommand, resolved: Resolved, message: str) -> int:
-    """Print the help of the command ``resolved`` names, then ``message``; return 1."""
-    _write_problem(help_text(root, resolved), message)
-    return 1
+    """``mmr: error: <message>``, then ``Try 'mmr <command> --help'``; return 1.
 
-
-def _write_problem(help_output: str, message: str) -> None:
-    stderr_line(f"{help_output}\n\n{message}")
+    ``mmr help <bad name>`` points at ``mmr --help``: the list of commands.
+    """
+    names = resolved.names
+    return usage_error([] if names == ["help"] else names, message)

@@ -60,7 +60,7 @@ def doctor(
                                  root)
     for outcome in outcomes:
         if not outcome.ok:
-            stderr_line(outcome.line)
+            stderr_line("mmr: error: " + outcome.line.lstrip(" ✗"))
         elif fmt == "text":
             write_report(outcome.line)
     return doctor_exit_code(rows, fixed={o.name for o in outcomes if o.ok},

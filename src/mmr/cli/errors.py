@@ -49,6 +49,16 @@ def guard(action: Callable[[], int], argv: Sequence[str] = ()) -> int:
         return _crash(exc, argv)
 
 
+def usage_error(command_path: Sequence[str], message: str) -> int:
+    """A usage error: one line naming the bad argument, then where the usage is; return 1.
+
+    No help text: the line says what is wrong, ``Try 'mmr <command> --help'`` the rest.
+    """
+    command = " ".join(["mmr", *command_path])
+    stderr_line(f"mmr: error: {message}\nTry '{command} --help'")
+    return 1
+
+
 def _crash(exc: BaseException, argv: Sequence[str]) -> int:
     stderr_line(f"mmr: error: {describe(exc)}")
     try:

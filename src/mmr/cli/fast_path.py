@@ -7,10 +7,11 @@ Building typer's Click tree and its pydantic adapter for every option costs well
 table :mod:`mmr.cli.options`, from which the typer command is built too), converts each
 value as typer would, and :func:`run_fast` calls the same body (:mod:`mmr.cli.bodies`).
 
-It only takes command lines it is sure of. ``--help``, ``--version``, anything the
-grammar rejects and any value whose conversion it does not reproduce exactly (``--pr
-" 5"``, ``--timeout 1e3``) make :func:`fast_command` return None, and the caller takes
-the typer route, which prints the help, the error or the value as it always has. A unit
+It only takes command lines it is sure of. ``--help``, ``--version`` and any value whose
+conversion it does not reproduce exactly (``--pr " 5"``, ``--timeout 1e3``) make
+:func:`fast_command` return None, and the caller takes the typer route, which prints the
+help, the error or the value as it always has. A line the grammar rejects gets the
+usage error both routes print (:func:`mmr.cli.errors.usage_error`), without typer. A unit
 test compares each table's spec with typer's and the values with what typer passes.
 """
 
@@ -46,14 +47,18 @@ def fast_command(args: Sequence[str]) -> Callable[[], Any] | None:
         return None
     try:
         argv = normalise(tokens, command.spec)
-    except ArgvError:
-        return None
+    except ArgvError as exc:
+        return partial(_refuse, str(exc))
     kwargs = _kwargs(command, argv)
     if kwargs is None:
         return None
     from mmr.cli import bodies
 
     return partial(getattr(bodies, command.body), **kwargs)
+
+
+def _refuse(message: str) -> int:
+    raise UsageError(message)
 
 
 def _kwargs(command: HotCommand, argv: list[str]) -> dict[str, Any] | None:
@@ -100,9 +105,9 @@ def run_fast(call: Callable[[], Any], args: Sequence[str]) -> int:
     try:
         result = call()
     except UsageError as exc:
-        from mmr.cli.dispatch import usage_problem_for
+        from mmr.cli.errors import usage_error
 
-        return usage_problem_for(args, str(exc))
+        return usage_error(args[:1], str(exc))
     except EOFError:  # typer prints an empty line, then aborts
         from mmr.log import stderr_line
 

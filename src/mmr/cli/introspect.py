@@ -51,6 +51,11 @@ def resolve(root: ClickCommand, tokens: Sequence[str]) -> Resolved:
     return Resolved(tuple(path), tuple(tokens[index:]))
 
 
+def visible_commands(group: ClickCommand) -> list[str]:
+    """The sub-command names ``--help`` lists (did-you-mean candidates)."""
+    return [name for name, sub in group.commands.items() if not getattr(sub, "hidden", False)]
+
+
 def leaf(root: ClickCommand, resolved: Resolved) -> ClickCommand:
     return resolved.path[-1][1] if resolved.path else root
 

@@ -37,6 +37,13 @@ def _main(args: list[str]) -> int:
 
 
 def _run(args: list[str]) -> int:
+    # `--help` is typer's own text, rendered ahead of time (mmr.cli.static_help).
+    from mmr.cli.static_help import static_help
+
+    text = static_help(args)
+    if text is not None:
+        sys.stdout.write(text)
+        return 0
     # The hot commands skip typer when their command line is plain (mmr.cli.fast_path).
     from mmr.cli.fast_path import fast_command, run_fast
 

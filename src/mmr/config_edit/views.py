@@ -52,12 +52,27 @@ def channel_dump(channel: Channel) -> dict[str, Any]:
 
 def channel_source(loaded: LoadedConfig, name: str) -> Source:
     """The source ``config channels`` and enable/disable report for a channel (§6):
-    the layer whose ``channels_disabled`` lists it, else the source of its ``enabled``."""
+    the layer whose ``channels_disabled`` lists it, else the source of its ``enabled``.
+
+    An ``enabled`` no layer set is the schema's, and the reference then says ``default``
+    even for a channel only the user or project file defines; mmr names that file's layer
+    (docs/differences/config-commands.md).
+    """
     if name in disabled_channels(loaded.config):
         listed = loaded.channels_disabled_source
         if listed is not None:
             return listed
-    return source_at(loaded, ("channels", name, "enabled"))
+    source = source_at(loaded, ("channels", name, "enabled"))
+    return defined_in(loaded, name) if source == "default" else source
+
+
+def defined_in(loaded: LoadedConfig, name: str) -> Source:
+    """The first layer that defines channel ``name`` (``default`` for a built-in)."""
+    for layer in loaded.layers:
+        channels = layer.data.get("channels")
+        if isinstance(channels, dict) and name in channels:
+            return layer.source
+    return "default"
 
 
 def source_at(loaded: LoadedConfig, path: Sequence[str]) -> Source:

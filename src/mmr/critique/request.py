@@ -56,7 +56,7 @@ class CritiqueRequest(BaseModel):
 
 
 def check_request(request: CritiqueRequest) -> None:
-    """Flag checks that need no file or config; :class:`UsageError` (help + message, exit 1)."""
+    """Flag checks that need no file or config; :class:`UsageError` (one line, exit 1)."""
     if request.timeout is not None and not request.timeout > 0:
         raise UsageError(f"--timeout must be a number of seconds > 0 (got {request.timeout:g})")
     if request.input is not None and request.text is not None:

@@ -120,5 +120,5 @@ def test_unknown_or_missing_action_is_a_usage_error(run_mmr: RunMmr) -> None:
     extra = run_mmr("jobs", "list", "extra")
 
     assert (missing.code, unknown.code, extra.code) == (1, 1, 1)
-    assert "Unknown argument: purge" in unknown.err
-    assert "Unknown argument: extra" in extra.err
+    assert "mmr: error: unknown command 'purge'" in unknown.err
+    assert "mmr: error: unexpected argument 'extra'" in extra.err

@@ -135,4 +135,4 @@ def test_missing_subcommand_or_id_is_a_usage_error(run_mmr: RunMmr) -> None:
     no_id = run_mmr("sessions", "start")
 
     assert (bare.code, no_id.code) == (1, 1)
-    assert "Not enough non-option arguments" in no_id.err
+    assert "mmr: error: missing argument" in no_id.err

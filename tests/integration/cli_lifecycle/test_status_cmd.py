@@ -179,7 +179,7 @@ def test_missing_job_id_is_a_usage_error(run_mmr: RunMmr) -> None:
     result = run_mmr("status")
 
     assert result.code == 1
-    assert "Not enough non-option arguments" in result.err
+    assert result.err == "mmr: error: missing argument JOB_ID\nTry 'mmr status --help'\n"
 
 
 def test_status_through_a_real_process(store: JobStore) -> None:

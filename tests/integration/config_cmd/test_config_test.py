@@ -12,6 +12,11 @@ import pytest
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.config_cmd.conftest import BUILTINS_OFF, MmrRunner, write
 
+#: The channels below live in the uncommitted working-tree file, which review reads only
+#: under --trust-project-config; without it the report also says review will not use them
+#: (tests/integration/trust/test_config_test_sees_what_review_sees.py).
+TRUSTED_TEST = ("config", "test", "--trust-project-config")
+
 
 def test_every_status_in_registry_order(mmr: MmrRunner, project_file: Path,
                                         fake_cli: FakeCliFactory):
@@ -63,7 +68,7 @@ def test_exit_0_when_nothing_fails(mmr: MmrRunner, project_file: Path,
                                    fake_cli: FakeCliFactory):
     fake_cli("fake-ok")
     write(project_file, BUILTINS_OFF + "  mine:\n    command: fake-ok\n")
-    run = mmr("config", "test")
+    run = mmr(*TRUSTED_TEST)
     assert run.rc == 0, run.err
     assert json.loads(run.out)["mine"] == {"installed": True, "auth": "ok"}
 
@@ -76,7 +81,7 @@ def test_failed_recovery_is_shown_when_harmless(mmr: MmrRunner, project_file: Pa
     command: fake-ok
     auth: {check: "exit 3", failure_exit_codes: [3], recovery: fake-ok login}
 """)
-    run = mmr("config", "test")
+    run = mmr(*TRUSTED_TEST)
     assert run.rc == 1
     assert json.loads(run.out)["mine"] == {"installed": True, "auth": "failed",
                                            "recovery": "fake-ok login"}
@@ -96,12 +101,12 @@ def test_http_channel_is_probed_not_treated_as_commandless(
     auth: {{recovery: "export MMR_TEST_LOCAL_KEY=..."}}
 """)
     monkeypatch.delenv("MMR_TEST_LOCAL_KEY", raising=False)
-    missing_key = mmr("config", "test")
+    missing_key = mmr(*TRUSTED_TEST)
     assert missing_key.rc == 1
     entry = json.loads(missing_key.out)["local-llm"]
     assert entry["installed"] is True and entry["auth"] == "failed"
     monkeypatch.setenv("MMR_TEST_LOCAL_KEY", "k")
-    ok = mmr("config", "test")
+    ok = mmr(*TRUSTED_TEST)
     assert ok.rc == 0, ok.out
     assert json.loads(ok.out)["local-llm"] == {"installed": True, "auth": "ok"}
 
@@ -118,7 +123,7 @@ def test_http_probe_goes_over_the_wire(mmr: MmrRunner, project_file: Path,
 """
     write(project_file, BUILTINS_OFF + channel.format(name="good", port=port, path="ok")
           + channel.format(name="refused", port=port, path="bad"))
-    run = mmr("config", "test")
+    run = mmr(*TRUSTED_TEST)
     assert run.rc == 1
     report = json.loads(run.out)
     assert report["good"] == {"installed": True, "auth": "ok"}
@@ -135,7 +140,7 @@ def test_a_timed_out_auth_check_is_retried_once(mmr: MmrRunner, project_file: Pa
     auth: {check: "sleep 5", timeout: 1, failure_exit_codes: [1], recovery: never shown}
 """)
     started = time.monotonic()
-    run = mmr("config", "test")
+    run = mmr(*TRUSTED_TEST)
     elapsed = time.monotonic() - started
     assert run.rc == 1
     assert json.loads(run.out)["slow"] == {"installed": True, "auth": "timeout"}

@@ -146,7 +146,8 @@ def test_enable_prunes_this_files_channels_disabled(mmr: MmrRunner, project_file
 
 def test_both_scope_flags(mmr: MmrRunner, project_file: Path):
     run = mmr("config", "disable", "codex", "--global", "--project")
-    assert (run.rc, run.err.strip()) == (1, "Pass only one of --global or --project, not both.")
+    assert (run.rc, run.err.strip()) == (
+        1, "mmr: error: Pass only one of --global or --project, not both.")
     assert not project_file.exists()
 
 
@@ -157,7 +158,8 @@ def test_global_disable_of_a_project_only_channel_is_refused(mmr: MmrRunner,
     run = mmr("config", "disable", "solo", "--global")
     assert run.rc == 1
     assert run.err.strip() == (
-        "Cannot disable 'solo' with --global: it has no command in the global config (the "
+        "mmr: error: Cannot disable 'solo' with --global: it has no command in the global "
+        "config (the "
         "change would be an unrunnable/un-revertable stub). Use --project."
     )
     assert not user_file.exists()
@@ -178,7 +180,8 @@ def test_enabling_a_bare_stub_is_refused(mmr: MmrRunner, project_file: Path):
     run = mmr("config", "enable", "ghost")
     assert run.rc == 1
     assert run.err.strip() == (
-        "Cannot enable 'ghost': it has no command in the merged config (it is a disabled "
+        "mmr: error: Cannot enable 'ghost': it has no command in the merged config (it is a "
+        "disabled "
         "stub). Add a command to its channel config first."
     )
     assert project_file.read_text() == original
@@ -187,19 +190,22 @@ def test_enabling_a_bare_stub_is_refused(mmr: MmrRunner, project_file: Path):
 def test_unknown_channel_and_missing_name(mmr: MmrRunner, project_file: Path):
     run = mmr("config", "disable", "cdoex")
     assert run.rc == 1
-    assert run.err.startswith("Unknown channel 'cdoex'. Known channels: claude, gemini, codex,")
+    assert run.err.startswith(
+        "mmr: error: Unknown channel 'cdoex'. Known channels: claude, gemini, codex,")
     assert not project_file.exists()
     usage = mmr("config", "enable")
-    assert (usage.rc, usage.err.strip()) == (1, "Usage: mmr config enable <channel>")
+    assert (usage.rc, usage.err.strip()) == (
+        1, "mmr: error: missing argument <channel>\nTry 'mmr config enable --help'")
     extra = mmr("config", "disable", "codex", "grok")
-    assert (extra.rc, extra.err.strip()) == (1, "Unexpected argument for config disable: grok")
+    assert (extra.rc, extra.err.strip()) == (
+        1, "mmr: error: unexpected argument 'grok'\nTry 'mmr config disable --help'")
 
 
 def test_retired_channel(mmr: MmrRunner, project_file: Path):
     run = mmr("config", "enable", "gemini")
     assert run.rc == 1
     assert run.err.strip() == (
-        "Channel 'gemini' is retired and cannot be enabled — use \"antigravity\" (agy)."
+        "mmr: error: Channel 'gemini' is retired and cannot be enabled — use \"antigravity\" (agy)."
     )
     assert not project_file.exists()
     disabled = mmr("config", "disable", "gemini", "--project")
@@ -252,6 +258,7 @@ def test_disable_refuses_a_symlinked_project_file(mmr: MmrRunner, project_file: 
     run = mmr("config", "disable", "codex", "--project")
     assert run.rc == 1
     assert run.err.strip() == (
-        f"Failed to write {project_file}: refusing to write through a symlink: {project_file}"
+        f"mmr: error: Failed to write {project_file}: refusing to write through a symlink: "
+        f"{project_file}"
     )
     assert target.read_text() == "version: 1\n"

@@ -14,12 +14,12 @@ from tests.integration.config_cmd.conftest import MmrRunner
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (("config",), "Not enough non-option arguments: got 0, need at least 1"),
-    (("config", "bogus"), "Unknown argument: bogus"),
-    (("config", "channels", "--bogus"), "Unknown argument: bogus"),
-    (("config", "channels", "--format", "yaml"), 'Given: "yaml"'),
+    (("config",), "mmr: error: missing command\nTry 'mmr config --help'"),
+    (("config", "bogus"), "mmr: error: unknown command 'bogus'"),
+    (("config", "channels", "--bogus"), "mmr: error: unknown option '--bogus'"),
+    (("config", "channels", "--format", "yaml"), "mmr: error: invalid value 'yaml'"),
 ])
-def test_usage_errors_exit_1_under_the_help(mmr: MmrRunner, argv: tuple[str, ...],
+def test_usage_errors_exit_1_with_one_line(mmr: MmrRunner, argv: tuple[str, ...],
                                             message: str):
     run = mmr(*argv)
     assert run.rc == 1
@@ -28,19 +28,21 @@ def test_usage_errors_exit_1_under_the_help(mmr: MmrRunner, argv: tuple[str, ...
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (("config", "test", "extra"), "Unexpected argument for config test: extra"),
-    (("config", "path", "x", "y"), "Unexpected argument for config path: x"),
-    (("config", "show", "codex", "grok"), "Unexpected argument for config show: grok"),
-    (("config", "unset", "a.b", "c"), "Unexpected argument for config unset: c"),
-    (("config", "channels", "show", "codex", "x"), "Unexpected argument for config channels: x"),
-    (("config", "channels", "show:codex", "x"), "Unexpected argument for config channels: x"),
-    (("config", "unset"), "Usage: mmr config unset <dotted.path>"),
-    (("config", "disable"), "Usage: mmr config disable <channel>"),
+    (("config", "test", "extra"), "unexpected argument 'extra'"),
+    (("config", "path", "x", "y"), "unexpected argument 'x'"),
+    (("config", "show", "codex", "grok"), "unexpected argument 'grok'"),
+    (("config", "unset", "a.b", "c"), "unexpected argument 'c'"),
+    (("config", "channels", "show", "codex", "x"), "unexpected argument 'x'"),
+    (("config", "channels", "show:codex", "x"), "unexpected argument 'x'"),
+    (("config", "unset"), "missing argument <dotted.path>"),
+    (("config", "disable"), "missing argument <channel>"),
 ])
-def test_positional_errors_use_the_reference_wording(mmr: MmrRunner, project_file: Path,
-                                                     argv: tuple[str, ...], message: str):
+def test_positional_errors_name_the_argument(mmr: MmrRunner, project_file: Path,
+                                             argv: tuple[str, ...], message: str):
     run = mmr(*argv)
-    assert (run.rc, run.err.strip(), run.out) == (1, message, "")
+    command = " ".join(argv[:2])
+    assert (run.rc, run.err, run.out) == (
+        1, f"mmr: error: {message}\nTry 'mmr {command} --help'\n", "")
     assert not project_file.exists()
 
 

@@ -84,7 +84,8 @@ def test_a_second_run_refuses(mmr: MmrRunner, project_file: Path):
     before = project_file.read_bytes()
     again = mmr("config", "init")
     assert again.rc == 1
-    assert again.err.strip() == ".mmr.yaml already exists. Remove it first to re-initialize."
+    assert again.err.strip() == (
+        "mmr: error: .mmr.yaml already exists. Remove it first to re-initialize.")
     assert again.out == ""
     assert project_file.read_bytes() == before
 
@@ -99,7 +100,7 @@ def test_a_dangling_symlink_counts_as_existing(mmr: MmrRunner, project_file: Pat
 def test_surplus_argument_is_refused_before_anything_runs(mmr: MmrRunner, project_file: Path):
     run = mmr("config", "init", "show")
     assert (run.rc, run.err.strip(), run.out) == (
-        1, "Unexpected argument for config init: show", "")
+        1, "mmr: error: unexpected argument 'show'\nTry 'mmr config init --help'", "")
     assert not project_file.exists()
 
 

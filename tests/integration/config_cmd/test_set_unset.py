@@ -85,7 +85,7 @@ def test_unknown_channel_is_refused_and_nothing_is_written(mmr: MmrRunner,
     run = mmr("config", "set", "channels.codx.enabled", "false")
     assert run.rc == 1
     assert run.err.strip() == (
-        "Unknown channel 'codx' (did you mean \"codex\"?). Add it with "
+        "mmr: error: Unknown channel 'codx' (did you mean \"codex\"?). Add it with "
         "`mmr config set channels.codx.command <executable>` first, or check the spelling.")
     assert not project_file.exists()
 
@@ -111,7 +111,8 @@ def test_misspelt_key_is_rolled_back_from_a_new_file(mmr: MmrRunner, project_fil
     run = mmr("config", "set", "defaults.fix_treshold", "P1")
     assert run.rc == 1
     assert run.err.strip() == (
-        "Cannot set defaults.fix_treshold: 'defaults.fix_treshold' is not a recognized config path"
+        "mmr: error: Cannot set defaults.fix_treshold: 'defaults.fix_treshold' is not a "
+        "recognized config path"
     )
     assert not project_file.exists()
 
@@ -122,7 +123,7 @@ def test_invalid_value_restores_the_exact_bytes(mmr: MmrRunner, project_file: Pa
     project_file.chmod(0o644)
     run = mmr("config", "set", "defaults.fix_threshold", "NOPE")
     assert run.rc == 1
-    assert run.err.startswith("Cannot set defaults.fix_threshold: ")
+    assert run.err.startswith("mmr: error: Cannot set defaults.fix_threshold: ")
     assert "defaults.fix_threshold: expected 'P0', 'P1', 'P2' or 'P3', got \"NOPE\"" in run.err
     assert project_file.read_bytes() == original.encode()
     assert mode_of(project_file) == 0o644
@@ -154,19 +155,22 @@ def test_global_set_is_validated_without_the_project_layer(mmr: MmrRunner, proje
 def test_a_negative_number_is_taken_as_the_value(mmr: MmrRunner, project_file: Path):
     run = mmr("config", "set", "defaults.timeout", "-5")
     assert run.rc == 1
-    assert run.err.startswith("Cannot set defaults.timeout: the result does not validate")
+    assert run.err.startswith(
+        "mmr: error: Cannot set defaults.timeout: the result does not validate")
     assert "defaults.timeout: must be a finite number greater than 0" in run.err
     assert not project_file.exists()
 
 
 def test_usage_errors(mmr: MmrRunner, project_file: Path):
     missing = mmr("config", "set", "defaults.timeout")
-    assert (missing.rc, missing.err.strip()) == (1, "Usage: mmr config set <dotted.path> <value>")
+    assert (missing.rc, missing.err.strip()) == (
+        1, "mmr: error: missing argument <value>\nTry 'mmr config set --help'")
     both = mmr("config", "set", "defaults.timeout", "5", "--global", "--project")
     assert (both.rc, both.err.strip()) == (
-        1, "Pass only one of --global or --project, not both.")
+        1, "mmr: error: Pass only one of --global or --project, not both.")
     extra = mmr("config", "set", "defaults.timeout", "5", "six")
-    assert (extra.rc, extra.err.strip()) == (1, "Unexpected argument for config set: six")
+    assert (extra.rc, extra.err.strip()) == (
+        1, "mmr: error: unexpected argument 'six'\nTry 'mmr config set --help'")
     assert not project_file.exists()
 
 
@@ -221,7 +225,8 @@ def test_project_symlink_is_refused_and_its_target_untouched(mmr: MmrRunner, pro
     run = mmr("config", "set", "defaults.timeout", "20")
     assert run.rc == 1
     assert run.err.strip() == (
-        f"Cannot set defaults.timeout: refusing to write through a symlink: {project_file}"
+        "mmr: error: Cannot set defaults.timeout: refusing to write through a symlink: "
+        f"{project_file}"
     )
     assert target.read_text() == "defaults:\n  timeout: 10\n"
     assert project_file.is_symlink()
@@ -246,13 +251,15 @@ def test_refuses_files_it_cannot_edit(mmr: MmrRunner, project_file: Path):
     project_file.write_text(broken)
     run = mmr("config", "set", "defaults.timeout", "5")
     assert run.rc == 1
-    assert run.err.startswith(f"Cannot set defaults.timeout: cannot edit {project_file}: "
+    assert run.err.startswith(f"mmr: error: Cannot set defaults.timeout: cannot edit "
+                              f"{project_file}: "
                               "it has YAML syntax errors (")
     assert project_file.read_text() == broken
     project_file.write_text("a: 1\n---\nb: 2\n")
     run = mmr("config", "set", "defaults.timeout", "5")
     assert run.err.strip() == (
-        f"Cannot set defaults.timeout: multi-document YAML not supported: {project_file}"
+        "mmr: error: Cannot set defaults.timeout: multi-document YAML not supported: "
+        f"{project_file}"
     )
 
 
@@ -296,7 +303,7 @@ def test_unset_of_a_mapping_prints_compact_json(mmr: MmrRunner, project_file: Pa
 def test_unset_without_the_file(mmr: MmrRunner, project_file: Path):
     run = mmr("config", "unset", "defaults.timeout")
     assert run.rc == 1
-    assert run.err.strip() == f"Nothing to unset: {project_file} does not exist."
+    assert run.err.strip() == f"mmr: error: Nothing to unset: {project_file} does not exist."
 
 
 def test_unset_that_breaks_the_config_is_rolled_back(mmr: MmrRunner, project_file: Path):
@@ -305,7 +312,7 @@ def test_unset_that_breaks_the_config_is_rolled_back(mmr: MmrRunner, project_fil
     project_file.write_text(original)
     run = mmr("config", "unset", "channels.mybot.command")
     assert run.rc == 1
-    assert run.err.startswith("Cannot unset channels.mybot.command: ")
+    assert run.err.startswith("mmr: error: Cannot unset channels.mybot.command: ")
     assert "must define command" in run.err
     assert project_file.read_text() == original
 

@@ -65,13 +65,17 @@ def test_show_accepts_an_alias(mmr: MmrRunner):
 def test_show_errors(mmr: MmrRunner):
     unknown = mmr("config", "show", "nope")
     assert unknown.rc == 1
-    assert unknown.err.startswith('Channel "nope" not found. Known channels: claude, gemini, ')
+    assert unknown.err.startswith(
+        'mmr: error: Channel "nope" not found. Known channels: claude, gemini, ')
     empty = mmr("config", "channels", "show:")
-    assert empty.rc == 1 and empty.err.startswith('Channel "" not found.')
-    assert mmr("config", "show").err.strip() == "Usage: mmr config show <channel>"
-    usage = "Usage: mmr config channels show <channel> (or show:<channel>)"
-    assert mmr("config", "channels", "claude").err.strip() == usage
-    assert mmr("config", "channels", "show").err.strip() == usage
+    assert empty.rc == 1 and empty.err.startswith('mmr: error: Channel "" not found.')
+    assert mmr("config", "show").err.strip() == (
+        "mmr: error: missing argument <channel>\nTry 'mmr config show --help'")
+    try_line = "\nTry 'mmr config channels --help'"
+    assert mmr("config", "channels", "claude").err.strip() == (
+        "mmr: error: unexpected argument 'claude'; did you mean 'show claude'?" + try_line)
+    assert mmr("config", "channels", "show").err.strip() == (
+        "mmr: error: missing argument <channel>" + try_line)
     assert mmr("config", "channels", "show").rc == 1
 
 
@@ -160,7 +164,8 @@ def test_channels_text_table(mmr: MmrRunner, project_file: Path):
     assert lines[1] == "claude            enabled    default"
     assert "codex             disabled   project" in lines
     assert "antigravity       disabled   project" in lines
-    assert "a-channel-with-a-long-nameenabled    default" in lines
+    # Defined only by the project file: its source is the project (the reference says default).
+    assert "a-channel-with-a-long-nameenabled    project" in lines
     rows = json.loads(mmr("config", "channels").out)
     long_row = next(row for row in rows if row["name"] == "a-channel-with-a-long-name")
     assert long_row["command"].startswith("harmless --session-dir")
@@ -169,7 +174,7 @@ def test_channels_text_table(mmr: MmrRunner, project_file: Path):
 def test_bad_format_is_a_usage_error(mmr: MmrRunner):
     run = mmr("config", "channels", "--format", "xml")
     assert run.rc == 1
-    assert 'Given: "xml"' in run.err
+    assert run.err.startswith("mmr: error: invalid value 'xml' for '--format'")
 
 
 def test_path_lists_layers_and_write_targets(mmr: MmrRunner, project: Path, user_file: Path):
@@ -186,7 +191,7 @@ def test_path_lists_layers_and_write_targets(mmr: MmrRunner, project: Path, user
         f"                  --global → {user_file}",
     ]
     assert mmr("config", "path", "extra").err.strip() == (
-        "Unexpected argument for config path: extra")
+        "mmr: error: unexpected argument 'extra'\nTry 'mmr config path --help'")
 
 
 def test_project_file_is_found_at_the_git_top_level(mmr: MmrRunner, project: Path,
@@ -206,3 +211,29 @@ def test_a_config_error_exits_1_without_a_traceback(mmr: MmrRunner, project_file
     run = mmr("config", "channels")
     assert run.rc == 1
     assert "defaults.timeout" in run.err and "Traceback" not in run.err
+
+
+def test_a_channel_defined_by_one_file_shows_that_file_as_its_source(mmr: MmrRunner,
+                                                                      project_file: Path,
+                                                                      user_file: Path):
+    write(user_file, """\
+        channels:
+          mine: {command: mine-cli}
+          theirs: {command: theirs-cli}
+          codex: {timeout: 9}
+        """)
+    write(project_file, """\
+        channels:
+          local: {command: local-cli}
+          theirs: {timeout: 5}
+          mine: {enabled: false}
+        """)
+    run = mmr("config", "channels", "--format", "text")
+    assert run.rc == 0, run.err
+    lines = run.out.splitlines()
+    assert "theirs            enabled    user" in lines  # the project only tunes it
+    assert "local             enabled    project" in lines
+    assert "mine              disabled   project" in lines  # the layer that set enabled
+    assert "codex             enabled    default" in lines  # a built-in stays default
+    rows = {row["name"]: row["source"] for row in json.loads(mmr("config", "channels").out)}
+    assert (rows["theirs"], rows["local"], rows["codex"]) == ("user", "project", "default")

@@ -100,7 +100,7 @@ def test_a_higher_layer_still_enabling_it_fails_the_fix(mmr: MmrRunner, project_
     run = mmr("--fix")
     assert run.rc == 1
     assert run.err == (
-        f"  ✗ wrote codex disabled to {user_file}, but a higher-precedence layer still "
+        f"mmr: error: wrote codex disabled to {user_file}, but a higher-precedence layer still "
         "enables it — disable it there (e.g. --project / --global).\n")
     assert "✓ disabled" not in run.out
     assert "codex:\n    enabled: false" in user_file.read_text()
@@ -111,8 +111,8 @@ def test_symlinked_project_file_is_refused(mmr: MmrRunner, project_file: Path, t
     project_file.symlink_to(target)
     run = mmr("--fix")
     assert run.rc == 1
-    assert run.err == (f"  ✗ could not disable projbot: refusing to write through a symlink: "
-                       f"{project_file}\n")
+    assert run.err == ("mmr: error: could not disable projbot: refusing to write through a "
+                       f"symlink: {project_file}\n")
     assert target.read_text() == PROJECT_BOT
 
 

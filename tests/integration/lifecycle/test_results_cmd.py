@@ -84,7 +84,7 @@ def test_a_critique_job_is_refused(store: JobStore, repo: GitRepo, run_mmr: RunM
 def test_missing_job_id_is_a_usage_error(repo: GitRepo, run_mmr: RunMmr) -> None:
     result = run_mmr("results", cwd=repo.root)
     assert result.code == 1
-    assert "Not enough non-option arguments: got 0, need at least 1" in result.err
+    assert result.err == "mmr: error: missing argument JOB_ID\nTry 'mmr results --help'\n"
 
 
 @pytest.mark.parametrize("description", ["Plain words", "Undecodable \udcff byte"])

@@ -129,12 +129,13 @@ def test_round_equal_to_the_cap_proceeds_and_links_the_session(
         (("--pr", "0"), "--pr must be a positive pull request number"),
     ],
 )
-def test_flag_checks_print_help_and_exit_1(tmp_path: Path, run_mmr: RunMmr,
-                                           args: tuple[str, ...], message: str) -> None:
+def test_flag_checks_print_one_line_and_exit_1(tmp_path: Path, run_mmr: RunMmr,
+                                               args: tuple[str, ...], message: str) -> None:
     result = run_mmr("review", *args, cwd=tmp_path)
     assert result.code == 1
-    assert "Usage: mmr review" in result.err
-    assert message in result.err
+    first, second = result.err.splitlines()
+    assert first.startswith(f"mmr: error: {message}")
+    assert second == "Try 'mmr review --help'"
 
 
 def test_auth_checks_run_concurrently(repo: GitRepo, fake_cli: FakeCliFactory,

@@ -51,4 +51,4 @@ def test_source_prints_the_script_to_eval(monkeypatch, capsys, shell, marker):
 
 def test_without_the_variable_mmr_runs_normally(capsys):
     assert main([]) == 1
-    assert "Run mmr --help for usage" in capsys.readouterr().err
+    assert "mmr: error: missing command" in capsys.readouterr().err

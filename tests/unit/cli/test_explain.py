@@ -61,7 +61,7 @@ def test_unknown_topic_exits_1_naming_it(capsys):
 def test_two_topics_are_a_usage_error(capsys):
     code, _, err = cli(capsys, "explain", "a", "b")
     assert code == 1
-    assert "Unknown argument: b" in err
+    assert "mmr: error: unexpected argument 'b'\n" in err
 
 
 def test_severity_topic_is_generated_from_the_one_scale():

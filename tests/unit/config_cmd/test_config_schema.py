@@ -54,7 +54,7 @@ def test_command_prints_the_schema(run_mmr: Callable[..., Any], tmp_path: Path) 
 def test_command_refuses_a_surplus_argument(run_mmr: Callable[..., Any], tmp_path: Path) -> None:
     result = run_mmr("config", "schema", "extra", cwd=tmp_path)
     assert (result.code, result.out) == (1, "")
-    assert result.err == "Unexpected argument for config schema: extra\n"
+    assert result.err == "mmr: error: unexpected argument 'extra'\nTry 'mmr config schema --help'\n"
 
 
 def test_shipped_schema_is_current() -> None:
