@@ -12,7 +12,8 @@ pytestmark = [pytest.mark.realcli, pytest.mark.slow]
 
 def test_review_parses_into_findings_with_usage(real: RealEnv) -> None:
     real.only("claude")
-    entry = real.review("claude")
+    run = real.mmr("review", "--sync", "--quiet", "--format", "json", "--channels", "claude")
+    entry = run.json()["per_channel"]["claude"]
     assert entry["status"] == "completed", entry
     [finding] = entry["findings"]
     assert finding["severity"] == "P1"
@@ -25,6 +26,11 @@ def test_review_parses_into_findings_with_usage(real: RealEnv) -> None:
     sent = real.api.sent("anthropic")
     assert sent, "claude never called the model API"
     assert any("divide" in str(r.body.get("messages")) for r in sent)
+    # ...and the text summary's channel line shows the same figures
+    text = real.mmr("results", run.json()["job_id"], "--format", "text").out
+    cost = entry["telemetry"]["cost_usd"]
+    assert f"tokens in 1,200 · out 80 · context {entry['telemetry']['context_window']:,} · " \
+           f"cost ${cost:.4f} · turns 1" in text, text
 
 
 @pytest.mark.parametrize(("reply", "reason"), [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from tests.realcli import mockapi
@@ -54,3 +56,26 @@ def test_env_key_provider_passes_the_auth_check_and_no_key_fails(real: RealEnv) 
     assert rows["codex"]["status"] == "auth_failed"
     assert rows["codex"]["recovery"].startswith("codex login")
     assert real.api.sent("responses") == []
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_offline_codex_names_the_network_and_not_the_prompt(real: RealEnv) -> None:
+    config = real.home / ".codex" / "config.toml"
+    config.write_text(config.read_text().replace(real.api.base,
+                                                 f"http://127.0.0.1:{_closed_port()}"))
+    real.only("codex", timeout=10)
+    run = real.mmr("review", "--sync", "--format", "json", "--channels", "codex")
+    entry = run.json()["per_channel"]["codex"]
+    assert entry["status"] in ("timeout", "failed"), entry
+    assert "Reconnecting... waiting for network" in entry["error"]
+    assert "def divide" not in entry["error"]
+    text = real.mmr("results", run.json()["job_id"], "--format", "text").out
+    [reason] = [line for line in text.splitlines() if "waiting for network" in line]
+    assert reason.strip().startswith("Reason:")  # the user sees why, not a bare timeout
+    assert "def divide" not in text
