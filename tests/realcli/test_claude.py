@@ -56,6 +56,9 @@ def test_logged_out_is_auth_failed_with_the_real_login_command(real: RealEnv) ->
     assert run.code == 1
     assert "claude: failed — claude auth login" in run.err
     assert "npm install -g @anthropic-ai/claude-code" in run.err
+    # claude's own reason, from `claude auth status --text`
+    assert "the check said: Not logged in. Run claude auth login to authenticate." in run.err
+    assert "\x1b" not in run.err
     assert real.api.sent("anthropic") == []  # the check made no model call
 
 
@@ -70,6 +73,8 @@ def test_doctor_reports_ready_then_logged_out(real: RealEnv) -> None:
     rows = {row["name"]: row for row in run.json()}
     assert rows["claude"]["status"] == "auth_failed"
     assert rows["claude"]["recovery"].startswith("claude auth login")
+    assert rows["claude"]["recovery"].endswith(
+        "the check said: Not logged in. Run claude auth login to authenticate.")
     assert real.api.sent("anthropic") == []
 
 
