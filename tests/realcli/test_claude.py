@@ -12,7 +12,8 @@ pytestmark = [pytest.mark.realcli, pytest.mark.slow]
 
 def test_review_parses_into_findings_with_usage(real: RealEnv) -> None:
     real.only("claude")
-    entry = real.review("claude")
+    run = real.mmr("review", "--sync", "--quiet", "--format", "json", "--channels", "claude")
+    entry = run.json()["per_channel"]["claude"]
     assert entry["status"] == "completed", entry
     [finding] = entry["findings"]
     assert finding["severity"] == "P1"
@@ -25,6 +26,11 @@ def test_review_parses_into_findings_with_usage(real: RealEnv) -> None:
     sent = real.api.sent("anthropic")
     assert sent, "claude never called the model API"
     assert any("divide" in str(r.body.get("messages")) for r in sent)
+    # ...and the text summary's channel line shows the same figures
+    text = real.mmr("results", run.json()["job_id"], "--format", "text").out
+    cost = entry["telemetry"]["cost_usd"]
+    assert f"tokens in 1,200 · out 80 · context {entry['telemetry']['context_window']:,} · " \
+           f"cost ${cost:.4f} · turns 1" in text, text
 
 
 @pytest.mark.parametrize(("reply", "reason"), [
@@ -50,6 +56,9 @@ def test_logged_out_is_auth_failed_with_the_real_login_command(real: RealEnv) ->
     assert run.code == 1
     assert "claude: failed — claude auth login" in run.err
     assert "npm install -g @anthropic-ai/claude-code" in run.err
+    # claude's own reason, from `claude auth status --text`
+    assert "the check said: Not logged in. Run claude auth login to authenticate." in run.err
+    assert "\x1b" not in run.err
     assert real.api.sent("anthropic") == []  # the check made no model call
 
 
@@ -64,6 +73,8 @@ def test_doctor_reports_ready_then_logged_out(real: RealEnv) -> None:
     rows = {row["name"]: row for row in run.json()}
     assert rows["claude"]["status"] == "auth_failed"
     assert rows["claude"]["recovery"].startswith("claude auth login")
+    assert rows["claude"]["recovery"].endswith(
+        "the check said: Not logged in. Run claude auth login to authenticate.")
     assert real.api.sent("anthropic") == []
 
 

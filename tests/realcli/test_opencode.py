@@ -50,3 +50,10 @@ def test_auth_check_makes_no_model_call_and_needs_a_configured_model(real: RealE
     # Without the user's own model opencode would answer with a free default: not ready.
     assert rows["opencode"]["status"] == "auth_failed"
     assert rows["opencode"]["recovery"].startswith("opencode auth login")
+    said = 'the check said: no "model" in the opencode config, and opencode auth list has ' \
+           "0 credentials"
+    assert rows["opencode"]["recovery"].endswith(said)
+    review = real.mmr("review", "--sync", "--quiet", "--channels", "opencode")
+    assert review.code == 1
+    assert "opencode: failed — opencode auth login" in review.err and said in review.err
+    assert "\x1b" not in review.err

@@ -12,6 +12,7 @@ exit 0 with no stdout, exit N, a signal  failed     (log text: stderr, else the 
 the executable or cwd is missing         failed     (log text: ``spawn <cmd> ENOENT``)
 stdout over ``MAX_REPLY_BYTES``          failed     (log text: the size; ``<ch>.stdout`` kept)
 the deadline fired first                 timeout    (log text: captured stderr, if any)
+stderr repeats a stuck-retry line        failed     (log text: why mmr stopped it, stderr)
 =======================================  =========  =======================================
 
 Stdout is streamed to ``<ch>.stdout`` while the child runs; only its head (the parse cap)
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
-from mmr.dispatch.failure_reason import failure_log
+from mmr.dispatch.failure_reason import StuckWatch, failure_log, stuck_log
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.isolation import Posture, open_posture
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
@@ -92,6 +93,9 @@ def settle(outcome: ProcessOutcome, started_at: str, spool: Path | None = None,
         return AttemptResult("failed", started_at, log=too_large_log(outcome, spool))
     if outcome.rc == 0 and outcome.stdout_bytes > 0:
         return AttemptResult("completed", started_at, raw=outcome.stdout_text())
+    if outcome.gave_up:
+        return AttemptResult("failed", started_at,
+                             log=stuck_log(outcome.stdout_text(), stderr, prompt))
     log = failure_log(outcome.stdout_text(), stderr, prompt)
     return AttemptResult("failed", started_at, log=log or outcome.exit_message())
 
@@ -119,6 +123,7 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
             stdin=None if prompt_file is not None else plan.prompt.encode("utf-8"),
             prompt_file=prompt_file, timeout_s=plan.timeout_s, stderr=channel.stderr,
             label=plan.name, stdout_path=spool, max_capture_bytes=MAX_REPLY_BYTES,
+            give_up=StuckWatch() if channel.stderr == "capture" else None,
         )
         outcome = await run_process(
             request, on_spawn=lambda pid: ctx.store.write_pid(ctx.job_id, plan.name, pid)

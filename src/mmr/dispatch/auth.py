@@ -3,15 +3,17 @@
 ``check_channel`` answers "can this channel run right now?" with an :class:`AuthResult`:
 
 - a subprocess channel needs a ``command`` whose first token is installed (§3), then its
-  optional ``auth.check`` (run by ``sh -c`` with every stdio stream on the null device,
+  optional ``auth.check`` (run by ``sh -c`` with stdin on the null device, its output in files,
   under the channel's env and neutral posture) must not exit with one of the
   ``failure_exit_codes``; a timed-out check is tried exactly once more (§4.1);
 - an http channel is probed over the wire (§4.3, :mod:`mmr.dispatch.http_probe`); an
   unset or empty ``api_key_env`` fails before any request is sent.
 
-Only the configured ``recovery`` text (redacted, §4.4) ever surfaces: the check's output is
-never read. ``auth_status_to_channel_status`` and ``gate_update`` map a result onto the
-job's status file (§4.5).
+The check's output goes to files in a private directory, never to mmr's own streams; when
+it fails, its last line (stdout first, cleaned, cut and redacted) follows the configured
+``recovery`` (redacted, §4.4), so the user sees the CLI's own reason (issue 17; the
+reference never reads it). ``auth_status_to_channel_status`` and ``gate_update`` map a
+result onto the job's status file (§4.5).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -27,6 +30,7 @@ from typing import Any
 import anyio
 
 from mmr.config.channel_schema import HttpChannel, SubprocessAuth, SubprocessChannel
+from mmr.dispatch.failure_reason import last_said
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
 from mmr.dispatch.placeholders import split_command
@@ -39,9 +43,12 @@ Channel = SubprocessChannel | HttpChannel
 
 #: The install check's character rule for a bare command name (§3).
 _SAFE_TOKEN = re.compile(r"[a-zA-Z0-9._-]+")
-#: Puts the check's own stdio on the null device before it runs, so no output can be read
-#: and a daemon it starts cannot hold mmr's pipe open (§4.1: "all three stdio streams").
-_SILENCE = "exec </dev/null >/dev/null 2>&1\n"
+#: Where the check's output goes: files, not pipes, so a daemon it starts cannot hold
+#: mmr's pipe open, and nothing reaches mmr's own streams (§4.1).
+_OUTPUT_DIR_VAR = "MMR_AUTH_CHECK_OUTPUT"
+_SILENCE = f'exec </dev/null >"${_OUTPUT_DIR_VAR}/stdout" 2>"${_OUTPUT_DIR_VAR}/stderr"\n'
+#: The most of each output file read back (its tail).
+_READ_BACK_BYTES = 64 * 1024
 
 
 def install_token(command: str | None) -> str:
@@ -78,22 +85,40 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
     # A check never needs the repository, and a CLI started there may load its project
     # files (hooks, MCP servers): it runs from a neutral directory unless cwd says otherwise.
     posture = open_posture(channel.env, channel.cwd or NEUTRAL_CWD)
+    output = Path(tempfile.mkdtemp(prefix="mmr-auth-"))
     try:
         outcome = await run_process(ProcessRequest(
-            ("sh", "-c", _SILENCE + check.check), cwd=posture.cwd, env=posture.env,
-            timeout_s=timeout_s, stderr="suppress", max_capture_bytes=0, kill_grace_s=0,
-            label="auth-check",
+            ("sh", "-c", _SILENCE + check.check), cwd=posture.cwd,
+            env={**posture.env, _OUTPUT_DIR_VAR: str(output)}, timeout_s=timeout_s,
+            stderr="suppress", max_capture_bytes=0, kill_grace_s=0, label="auth-check",
         ))
+        said = last_said(_tail(output / "stdout"), _tail(output / "stderr"))
     finally:
         posture.cleanup()
+        shutil.rmtree(output, ignore_errors=True)
     recovery = redact_text(check.recovery)
     if outcome.timed_out:
         return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s")
     if not outcome.spawned:
         return AuthResult("failed", recovery=recovery, detail=outcome.spawn_error)
     if outcome.rc is not None and outcome.rc in check.failure_exit_codes:
-        return AuthResult("failed", recovery=recovery, detail=f"auth check exited {outcome.rc}")
+        if said is None:
+            return AuthResult("failed", recovery=recovery,
+                              detail=f"auth check exited {outcome.rc}")
+        said = redact_text(said)
+        return AuthResult("failed", recovery=f"{recovery} — the check said: {said}",
+                          detail=said)
     return AuthResult("ok")
+
+
+def _tail(path: Path) -> str:
+    """The last :data:`_READ_BACK_BYTES` of ``path`` as text; ``""`` when unreadable."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(max(0, path.stat().st_size - _READ_BACK_BYTES))
+            return handle.read(_READ_BACK_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 async def _check_subprocess(name: str, channel: SubprocessChannel,

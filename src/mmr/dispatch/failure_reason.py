@@ -18,6 +18,13 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
                    r"[\x00-\x08\x0b-\x1f\x7f]")
 _ERROR_LINE = re.compile(r"^\s*(?:ERROR|Error|error|FATAL|Fatal)\b[:\s]")
 _PROMPT_MARK = "[prompt omitted]"
+#: Spaces and the box-drawing frame some CLIs put round a line (opencode's ``└  0 …``).
+_FRAME = " \t\u2500\u2502\u2514\u250c\u2510\u2518\u251c\u2524\u25cf\u25c6\u25c7"
+SAID_MAX_CHARS = 240
+#: A line a CLI repeats while it retries without end (codex offline: 0 s, 5 s, 15 s, 35 s …),
+#: and how many of them mmr waits for before it stops the CLI instead of its timeout.
+STUCK_LINE = "Reconnecting... waiting for network"
+STUCK_REPEATS = 3
 
 
 def strip_ansi(text: str) -> str:
@@ -77,3 +84,36 @@ def failure_log(stdout: str, stderr: str, prompt: str | None) -> str | None:
     if reason and clean_err and clean_err.strip() == reason:
         parts = [reason]
     return "\n".join(parts) if parts else None
+
+
+def last_said(*texts: str) -> str | None:
+    """The last non-empty line of the first text that has one, cleaned and cut: what a
+    CLI's status command said (its stdout first; stderr carries banners and warnings)."""
+    for text in texts:
+        for raw in reversed(strip_ansi(text).splitlines()):
+            line = raw.strip(_FRAME)
+            if line:
+                return line if len(line) <= SAID_MAX_CHARS else line[:SAID_MAX_CHARS] + "…"
+    return None
+
+
+class StuckWatch:
+    """Counts :data:`STUCK_LINE` in a stderr stream fed chunk by chunk (a ``give_up``)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._tail = b""
+
+    def __call__(self, chunk: bytes) -> bool:
+        *lines, tail = (self._tail + chunk).split(b"\n")
+        self._tail = tail[-4096:]
+        self.count += sum(STUCK_LINE in line.decode("utf-8", "replace") for line in lines)
+        return self.count >= STUCK_REPEATS
+
+
+def stuck_log(stdout: str, stderr: str, prompt: str | None) -> str:
+    """The log of a CLI stopped by :class:`StuckWatch`: why mmr stopped it, then its own."""
+    note = (f"stopped after {STUCK_REPEATS} lines of \"{STUCK_LINE}\": the CLI cannot reach "
+            "its model API (offline, or a wrong base URL)")
+    rest = failure_log(stdout, stderr, prompt)
+    return f"{note}\n{rest}" if rest else note

@@ -113,10 +113,16 @@ class _Capture:
         return b"".join(self._chunks)
 
 
-async def _pump(stream: ByteReceiveStream, sink: _Capture) -> None:
+async def _pump(stream: ByteReceiveStream, sink: _Capture,
+                watch: Callable[[bytes], bool] | None = None,
+                on_match: Callable[[], None] | None = None) -> None:
     with suppress(anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
         while True:
-            sink.feed(await stream.receive(_READ_CHUNK))
+            chunk = await stream.receive(_READ_CHUNK)
+            sink.feed(chunk)
+            if watch is not None and on_match is not None and watch(chunk):
+                on_match()
+                watch = None
 
 
 async def _feed_stdin(stdin: ByteSendStream | None, data: bytes | None) -> None:
@@ -142,32 +148,42 @@ async def _stop_group(process: Process, grace_s: float, settled: Callable[[], bo
     _signal_group(process.pid, signal.SIGKILL)
 
 
-async def _supervise(process: Process, req: ProcessRequest, out: _Capture, err: _Capture) -> bool:
-    """Run the three I/O tasks until the child settles or the deadline fires; True on timeout."""
+async def _supervise(process: Process, req: ProcessRequest, out: _Capture,
+                     err: _Capture) -> tuple[bool, bool]:
+    """Run the three I/O tasks until the child settles, the deadline fires or the request's
+    ``give_up`` answers True; returns (timed out, gave up)."""
     settled = anyio.Event()
+    stop = anyio.Event()  # settled, or given up on
+    gave_up = False
+
+    def give_up() -> None:
+        nonlocal gave_up
+        gave_up = True
+        stop.set()
 
     async def settle() -> None:
         async with anyio.create_task_group() as readers:
             if process.stdout is not None:
                 readers.start_soon(_pump, process.stdout, out)
             if process.stderr is not None:
-                readers.start_soon(_pump, process.stderr, err)
+                readers.start_soon(_pump, process.stderr, err, req.give_up, give_up)
         await process.wait()  # exit only: a grandchild holding stdin does not count (as Node)
         settled.set()
+        stop.set()
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(_feed_stdin, process.stdin, req.stdin)
         tasks.start_soon(settle)
         with anyio.move_on_after(req.timeout_s):
-            await settled.wait()
-        timed_out = not settled.is_set()
-        if timed_out:
+            await stop.wait()
+        timed_out = not stop.is_set()
+        if not settled.is_set():
             await _stop_group(process, req.kill_grace_s, settled.is_set)
             with anyio.move_on_after(DRAIN_BOUND_S):
                 await settled.wait()
         # A grandchild may still hold stdin or a pipe open; what was read is what counts.
         tasks.cancel_scope.cancel()
-    return timed_out
+    return timed_out, gave_up and not timed_out
 
 
 def _open_private(path: Path) -> BinaryIO:
@@ -241,7 +257,7 @@ async def run_process(
     try:
         if on_spawn is not None:
             on_spawn(process.pid)
-        timed_out = await _supervise(process, req, out, err)
+        timed_out, gave_up = await _supervise(process, req, out, err)
     except BaseException:
         with anyio.CancelScope(shield=True):
             await _stop_group(process, req.kill_grace_s, lambda: process.returncode is not None)
@@ -265,6 +281,7 @@ async def run_process(
         stderr=err.data(),
         stderr_truncated=err.truncated,
         output_error=out.error,
+        gave_up=gave_up,
     )
     log.debug("process.settled", outcome=repr(outcome))
     return outcome

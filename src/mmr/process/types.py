@@ -12,7 +12,7 @@ import re
 import shlex
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -66,6 +66,9 @@ class ProcessRequest:
     stderr: StderrMode = "capture"
     max_stderr_bytes: int = DEFAULT_STDERR_CAP
     kill_grace_s: float = DEFAULT_KILL_GRACE_S
+    #: Sees each captured stderr chunk; once it answers True the child is stopped as on a
+    #: timeout and the outcome says ``gave_up`` (a CLI stuck retrying, e.g. offline codex).
+    give_up: Callable[[bytes], bool] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "argv", tuple(self.argv))
@@ -126,6 +129,8 @@ class ProcessOutcome:
     #: Writing the stdout file failed part-way (the in-memory head is still complete).
     output_error: str | None = None
     pid: int | None = None
+    #: The request's ``give_up`` stopped the child before it settled.
+    gave_up: bool = False
 
     @property
     def spawned(self) -> bool:
@@ -183,6 +188,7 @@ def outcome_from_returncode(
     stderr: bytes,
     stderr_truncated: bool,
     output_error: str | None,
+    gave_up: bool = False,
 ) -> ProcessOutcome:
     """The outcome for a child that ran; a negative return code means a signal death."""
     killed_by = signal.Signals(-returncode) if returncode is not None and returncode < 0 else None
@@ -192,4 +198,5 @@ def outcome_from_returncode(
         stdout=stdout, stderr=stderr, elapsed_s=elapsed_s, timed_out=timed_out,
         killed_by=killed_by, truncated=truncated, stdout_bytes=stdout_bytes,
         stderr_truncated=stderr_truncated, output_error=output_error, pid=pid,
+        gave_up=gave_up,
     )

@@ -112,15 +112,34 @@ def test_timeout_s_overrides_the_auth_timeout(fake_cli: FakeCliFactory) -> None:
     assert result.status == "timeout" and time.monotonic() - started < 2
 
 
-def test_check_output_never_surfaces(fake_cli: FakeCliFactory,
-                                     capfd: pytest.CaptureFixture[str]) -> None:
+def test_check_output_reaches_only_the_recovery(fake_cli: FakeCliFactory,
+                                                capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 17 (was: the output never surfaces): a failed check's last stdout line, without
+    colour codes, follows the recovery; nothing reaches mmr's own streams."""
     fake_cli("mycli")
     result = check_channel("mycli", channel(
-        "mycli", auth=_auth("echo leak-out; echo leak-err >&2; exit 1")))
+        "mycli", auth=_auth("echo banner; printf '\\033[31mNot logged in\\033[0m\\n'; "
+                            "echo leak-err >&2; exit 1", recovery="mycli login")))
 
     captured = capfd.readouterr()
-    assert "leak" not in captured.out + captured.err
+    assert "logged" not in captured.out + captured.err and "leak" not in captured.err
+    assert result.recovery == "mycli login — the check said: Not logged in"
     assert "leak" not in repr(result)
+
+
+def test_check_stderr_is_the_reason_when_stdout_is_empty_and_secrets_are_redacted(
+        fake_cli: FakeCliFactory) -> None:
+    fake_cli("mycli")
+    stderr_only = check_channel("mycli", channel("mycli", auth=_auth(
+        "echo 'error: no session' >&2; exit 1", recovery="mycli login")))
+    secret = check_channel("mycli", channel("mycli", auth=_auth(
+        "echo 'bad token sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789'; exit 1",
+        recovery="mycli login")))
+    passed = check_channel("mycli", channel("mycli", auth=_auth("echo fine")))
+
+    assert stderr_only.recovery == "mycli login — the check said: error: no session"
+    assert secret.recovery is not None and "abcdefghij" not in secret.recovery
+    assert passed == AuthResult("ok")
 
 
 def test_recovery_with_a_secret_is_redacted(fake_cli: FakeCliFactory) -> None:

@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -310,3 +311,25 @@ def test_request_is_immutable() -> None:
 def test_sync_helper_runs_a_plain_probe() -> None:
     outcome = run_process_sync(ProcessRequest(argv=(sys.executable, "-c", "print('ok')")))
     assert outcome.stdout == b"ok\n" and outcome.rc == 0
+
+
+def test_give_up_stops_a_child_stuck_retrying_before_its_timeout(tmp_path: Path) -> None:
+    """Issue 17: a CLI that retries forever (offline codex) is stopped when ``give_up``
+    says so, not at the deadline; the outcome says ``gave_up``, not ``timed_out``."""
+    script = tmp_path / "stuck.sh"
+    script.write_text("for i in 1 2 3; do echo 'Reconnecting... waiting for network' >&2; "
+                      "done\nexec sleep 60\n")
+
+    def give_up() -> Callable[[bytes], bool]:
+        seen: list[bytes] = []
+
+        def watch(chunk: bytes) -> bool:
+            seen.append(chunk)
+            return b"".join(seen).count(b"waiting for network") >= 3
+        return watch
+
+    outcome = run_process_sync(request("sh", str(script), timeout_s=60, give_up=give_up()))
+    assert outcome.gave_up and not outcome.timed_out and outcome.rc is None
+    assert outcome.stderr_text().count("waiting for network") == 3
+    settled = run_process_sync(request("sh", "-c", "echo fine >&2", give_up=give_up()))
+    assert not settled.gave_up and settled.rc == 0

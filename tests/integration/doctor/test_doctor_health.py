@@ -50,7 +50,7 @@ def test_text_report_of_a_mixed_machine(mmr: MmrRunner, project_file: Path,
         "Channels: 1 ready · 4 need attention · 6 off",
         "",
         "  ⚠ claude           auth_failed (2.0.1 (Claude Code))",
-        "      → claude login",
+        "      → claude login — the check said: 2.0.1 (Claude Code)",  # the fake's one line
         "  · gemini           retired",
         "  ✓ codex            ok (codex-cli 0.50.0)",
         "  ⚠ grok             timeout (grok 1.0)",
@@ -83,7 +83,8 @@ def test_json_rows_in_config_order(mmr: MmrRunner, project_file: Path,
     assert list(rows) == ["claude", "gemini", "codex", "grok", "antigravity", "opencode",
                           "doc-conformance", "minimax", "minimax-m3", "minimax-explore", "leaky"]
     assert rows["claude"] == {"name": "claude", "status": "auth_failed", "installed": True,
-                              "recovery": "claude login", "version": "2.0.1 (Claude Code)"}
+                              "recovery": "claude login — the check said: 2.0.1 (Claude Code)",
+                              "version": "2.0.1 (Claude Code)"}
     assert rows["codex"] == {"name": "codex", "status": "ok", "installed": True,
                              "version": "codex-cli 0.50.0"}
     assert rows["grok"] == {"name": "grok", "status": "timeout", "installed": True,

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import json
 
-from mmr.dispatch.failure_reason import failure_log
+from mmr.dispatch.failure_reason import (
+    STUCK_LINE,
+    STUCK_REPEATS,
+    StuckWatch,
+    failure_log,
+    stuck_log,
+)
 
 PROMPT = "Review this diff:\n+def divide(a, b):\n+    return a / b\n"
 
@@ -35,3 +41,21 @@ def test_opencode_ansi_codes_are_stripped() -> None:
 def test_nothing_said_is_none() -> None:
     assert failure_log("", "", PROMPT) is None
     assert failure_log('{"is_error": false, "result": "fine"}', "", PROMPT) is None
+
+
+def test_stuck_watch_counts_reconnect_lines_across_chunks() -> None:
+    watch = StuckWatch()
+    line = b"ERROR: Reconnecting... waiting for network\n"
+    assert not watch(b"OpenAI Codex v0.171.0\nuser\n" + line)
+    assert not watch(line[:10])  # a line split between reads counts once, when whole
+    assert not watch(line[10:])
+    assert not watch(b"ERROR: Reconnecting... 1/5\n")  # an ordinary retry is not stuck
+    assert watch(line) and watch.count == STUCK_REPEATS
+
+
+def test_stuck_log_says_why_then_the_clis_own_lines_without_the_prompt() -> None:
+    stderr = "user\n" + PROMPT + "ERROR: Reconnecting... waiting for network\n" * 3
+    log = stuck_log("", stderr, PROMPT).splitlines()
+    assert log[0].startswith(f'stopped after {STUCK_REPEATS} lines of "{STUCK_LINE}"')
+    assert log[1] == "ERROR: Reconnecting... waiting for network"
+    assert "def divide" not in "\n".join(log)
