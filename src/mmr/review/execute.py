@@ -187,11 +187,16 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     so ``mmr reconcile`` cannot slip a channel in before this run's ``results.json`` lands.
     """
     from mmr.review.results import job_results, save_results
+    from mmr.store.held import holding
 
-    record_gate_results(store, job_id, gate, io.progress)                    # 22
-    dispatch_job(plan, store, job_id, gate, io)                              # 24, 25
-    results = job_results(store, job_id, warn=io.notice)                     # 26
-    save_results(store, results, warn=io.notice)
+    # A write the store refuses from here on is held in memory: the verdict is still built.
+    with holding(store.existing(job_id).root) as held:
+        record_gate_results(store, job_id, gate, io.progress)                # 22
+        dispatch_job(plan, store, job_id, gate, io)                          # 24, 25
+        results = job_results(store, job_id, warn=io.notice)                 # 26
+        save_results(store, results, warn=io.notice)
+    if held.warning is not None:
+        io.notice(held.warning)
     return results
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mmr.errors import JobNotFoundError
-from mmr.fs import read_bytes_nofollow
+from mmr.store.held import read_bytes
 from mmr.store.layout import JobPaths, UnsafeChannelNameError, check_channel_name
 from mmr.store.records import (
     CORRUPT_STATUS_ERROR,
@@ -34,7 +34,7 @@ def read_job_json(paths: JobPaths) -> dict[str, Any]:
     if paths.root.is_symlink():
         raise not_found
     try:
-        raw = json.loads(read_bytes_nofollow(paths.job_json))
+        raw = json.loads(read_bytes(paths.job_json))
     except (OSError, ValueError):
         raise not_found from None
     if (
@@ -49,7 +49,7 @@ def read_job_json(paths: JobPaths) -> dict[str, Any]:
 def read_status_overrides(paths: JobPaths, channel: str) -> dict[str, Any] | None:
     """The channel's status file: None when absent; ``ValueError`` when unreadable."""
     try:
-        data = json.loads(read_bytes_nofollow(paths.status_file(channel)))
+        data = json.loads(read_bytes(paths.status_file(channel)))
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -28,6 +28,7 @@ from mmr.fs import atomic_write_json, ensure_private_dir
 from mmr.models import ChannelStatus, OutsideDiffGate, TrustMode
 from mmr.store.channel_files import ChannelFiles
 from mmr.store.dead_worker import sweep_dead_worker, worker_state
+from mmr.store.held import write_json
 from mmr.store.job_reader import read_job, read_job_json
 from mmr.store.job_writer import job_lock, json_value, merge_status_file
 from mmr.store.layout import JobPaths, check_channel_name, compensating_name, new_job_id
@@ -231,7 +232,7 @@ class JobStore(ChannelFiles):
             if channel in raw["channels"]:
                 raise ChannelExistsError(f"Channel '{channel}' already exists in job {job_id}")
             raw["channels"][channel] = entry.to_json_dict()
-            atomic_write_json(paths.job_json, raw)
+            write_json(paths.job_json, raw)
 
     def register_compensating_pass(
         self,
@@ -260,7 +261,7 @@ class JobStore(ChannelFiles):
         with job_lock(paths):
             raw = read_job_json(paths)
             raw["worker"] = info.to_json_dict()
-            atomic_write_json(paths.job_json, raw)
+            write_json(paths.job_json, raw)
 
     # -- the worker --------------------------------------------------------------------
 

@@ -13,11 +13,13 @@ import errno
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from mmr.config.paths import jobs_dir
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.faults.conftest import (
     CLEAN,
@@ -28,6 +30,11 @@ from tests.integration.faults.conftest import (
     write_user_config,
 )
 from tests.integration.faults.test_misbehaving_channels import ADVISORY
+from tests.integration.faults.test_store_fills_midrun import (
+    BLOCKER,
+    assert_consistent,
+    saved_warnings,
+)
 from tests.integration.git_repo_builder import GitRepo
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
@@ -119,3 +126,59 @@ def test_a_read_only_store_still_answers_results_status_and_jobs(
         done = run_mmr(*command, cwd=repo.root)
         _no_traceback(done.err)
         assert done.code == 0 or len(done.err.strip().splitlines()) == 1, (command, done.err)
+
+
+_FILLER = """\
+import contextlib, json, os, sys
+sys.stdin.read()
+fd = os.open({filler!r}, os.O_WRONLY | os.O_CREAT, 0o600)
+with contextlib.suppress(OSError):
+    while True:
+        os.write(fd, b"\\0" * 65536)
+os.close(fd)
+open({marker!r}, "w").close()
+print(json.dumps({reply!r}))
+"""
+
+_AFTER_FILLER = """\
+import json, os, sys, time
+sys.stdin.read()
+while not os.path.exists({marker!r}):
+    time.sleep(0.02)
+print(json.dumps({reply!r}))
+"""
+
+
+def _script(path: Path, body: str, **values: object) -> str:
+    path.write_text(f"#!{sys.executable}\n" + body.format(**values))
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_store_filling_while_channels_run_keeps_their_verdict(
+        small_home: Path, tmp_path: Path, repo: GitRepo, run_mmr: RunMmr) -> None:
+    """One channel fills the 20 MB store, the other replies only once it is full."""
+    marker = str(tmp_path / "store-is-full")
+    nit = {"approved": True, "findings": [ADVISORY], "summary": "one nit"}
+    filler = _script(tmp_path / "filler", _FILLER, filler=str(small_home / "filler"),
+                     marker=marker, reply=nit)
+    late = _script(tmp_path / "late", _AFTER_FILLER, marker=marker,
+                   reply={"approved": False, "findings": [BLOCKER], "summary": "blocker"})
+    write_user_config({"filler": {"command": filler}, "late": {"command": late},
+                       **NO_COMPENSATOR}, defaults=NO_COMPENSATOR_DEFAULTS)
+
+    result = run_mmr("review", "--sync", "--channels", "filler,late", cwd=repo.root)
+    _no_traceback(result.err)
+    doc = json.loads(result.out)
+    assert {name: c["status"] for name, c in doc["per_channel"].items()} == \
+        {"filler": "completed", "late": "completed"}
+    assert doc["verdict"] == "blocked" and result.code == 2
+    [warning] = saved_warnings(result.err)
+    assert os.strerror(errno.ENOSPC) in warning and "MMR_HOME" in warning
+    [job_id] = job_ids()
+    assert_consistent(jobs_dir() / job_id)
+    (small_home / "filler").unlink()
+    for command in (["status", job_id], ["results", job_id], ["jobs", "list"]):
+        done = run_mmr(*command, cwd=repo.root)
+        _no_traceback(done.err)
+        assert done.code in (0, 2, 3), (command, done.code, done.err)
