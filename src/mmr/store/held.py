@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mmr.errors import StoreWriteError
+from mmr.errors import StoreReadError, StoreWriteError
 from mmr.fs import (
     atomic_write_bytes,
     dumps_json,
@@ -132,10 +132,18 @@ def write_json(path: Path, value: Any, *, durable: bool = True) -> None:
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes as this run last wrote them (held or on disk), never through a
-    symlink; ``FileNotFoundError`` when it is missing."""
+    symlink; ``FileNotFoundError`` when it is missing, :class:`~mmr.errors.StoreReadError`
+    when it is there but unreadable."""
     held = holder(path)
     data = held.get(path) if held is not None else None
-    return read_bytes_nofollow(path) if data is None else data
+    if data is not None:
+        return data
+    try:
+        return read_bytes_nofollow(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise StoreReadError(path, exc) from None
 
 
 def read_text(path: Path) -> str:
