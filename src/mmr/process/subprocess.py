@@ -86,9 +86,11 @@ class _Capture:
     cannot fill the disk any more than the memory (issue 16).
     """
 
-    def __init__(self, limit: int | None, file: BinaryIO | None = None) -> None:
+    def __init__(self, limit: int | None, file: BinaryIO | None = None,
+                 path: Path | None = None) -> None:
         self.limit = limit
         self.file = file
+        self.path = path  # the tee's, for messages (``file.name`` is only its descriptor)
         self.total = 0
         self.error: str | None = None
         self._chunks: list[bytes] = []
@@ -104,7 +106,7 @@ class _Capture:
             try:
                 self.file.write(chunk[:room])
             except OSError as exc:
-                self.error = f"cannot write stdout to {self.file.name}: {exc.strerror}"
+                self.error = f"cannot write stdout to {self.path}: {exc.strerror}"
 
     def close(self) -> None:
         """Close the spool; a full disk refusing its last buffer is noted, not raised."""
@@ -113,7 +115,7 @@ class _Capture:
         try:
             self.file.close()
         except OSError as exc:
-            self.error = self.error or f"cannot write stdout to {self.file.name}: {exc.strerror}"
+            self.error = self.error or f"cannot write stdout to {self.path}: {exc.strerror}"
 
     @property
     def truncated(self) -> bool:
@@ -230,7 +232,7 @@ async def run_process(
             )
         # A full or read-only store: the reply is still read into memory, only unspooled.
         tee, spool_error = None, f"cannot write stdout to {req.stdout_path}: {exc.strerror}"
-    out = _Capture(req.max_capture_bytes, tee)
+    out = _Capture(req.max_capture_bytes, tee, req.stdout_path)
     out.error = spool_error
     err = _Capture(req.max_stderr_bytes)
     become_subreaper()

@@ -195,8 +195,7 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
         dispatch_job(plan, store, job_id, gate, io)                          # 24, 25
         results = job_results(store, job_id, warn=io.notice)                 # 26
         save_results(store, results, warn=io.notice)
-    if held.warning is not None:
-        io.notice(held.warning)
+    held.report(io.notice, store.reported_unsaved)
     return results
 
 

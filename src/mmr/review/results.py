@@ -30,7 +30,7 @@ from mmr.review.channel_results import ChannelFilesView, channel_result
 from mmr.review.coverage import job_coverage
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
 from mmr.secrets.reply_redaction import redact_channel_result, redact_findings
-from mmr.store.held import unsaved_warning
+from mmr.store.held import report_unsaved
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
@@ -143,7 +143,8 @@ def save_results(store: JobStore, results: ReconciledResults,
         try:
             store.write_results_text(results.job_id, text)
         except StoreWriteError as exc:
-            (warn or stderr_line)(unsaved_warning(exc))
+            report_unsaved(store.existing(results.job_id).root, exc, warn or stderr_line,
+                           store.reported_unsaved)
 
 
 def results_json(results: ReconciledResults) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,17 +77,41 @@ class HeldWrites:
         """The one line for stderr when the job could not be saved, else None."""
         return None if self.error is None else unsaved_warning(self.error)
 
+    def report(self, sink: Callable[[str], None], seen: set[Path]) -> None:
+        """Hand :attr:`warning` to ``sink`` unless the job is in ``seen`` (then add it)."""
+        if self.error is not None:
+            report_unsaved(self.job_dir, self.error, sink, seen)
+
 
 def unsaved_warning(exc: StoreWriteError) -> str:
     return f"mmr: warning: the job could not be saved: {exc}"
 
 
+def report_unsaved(job_dir: Path, exc: StoreWriteError, sink: Callable[[str], None],
+                   seen: set[Path]) -> None:
+    """:func:`unsaved_warning` to ``sink`` once per job in ``seen`` (a store's
+    :attr:`~mmr.store.jobs.JobStore.reported_unsaved`: ``mmr results`` reads a job more
+    than once, and one line says it all)."""
+    with _guard:
+        if job_dir in seen:
+            return
+        seen.add(job_dir)
+    sink(unsaved_warning(exc))
+
+
 @contextlib.contextmanager
 def holding(job_dir: Path) -> Iterator[HeldWrites]:
-    """Hold failed writes under ``job_dir`` for the ``with`` block; flush them at its end."""
-    held = HeldWrites(job_dir)
+    """Hold failed writes under ``job_dir`` for the ``with`` block; flush them at its end.
+
+    Re-entrant: inside an active hold of the same job this is that hold, flushed by its
+    outermost ``with``."""
     with _guard:
-        _active[job_dir] = held
+        outer = _active.get(job_dir)
+        if outer is None:
+            held = _active[job_dir] = HeldWrites(job_dir)
+    if outer is not None:
+        yield outer
+        return
     try:
         yield held
     finally:

@@ -25,10 +25,11 @@ from pydantic import BaseModel
 
 from mmr.errors import JobNotFoundError, MmrError
 from mmr.fs import atomic_write_json, ensure_private_dir
+from mmr.log import stderr_line
 from mmr.models import ChannelStatus, OutsideDiffGate, TrustMode
 from mmr.store.channel_files import ChannelFiles
 from mmr.store.dead_worker import sweep_dead_worker, worker_state
-from mmr.store.held import write_json
+from mmr.store.held import holding, write_json
 from mmr.store.job_reader import read_job, read_job_json
 from mmr.store.job_writer import job_lock, json_value, merge_status_file
 from mmr.store.layout import JobPaths, check_channel_name, compensating_name, new_job_id
@@ -75,6 +76,8 @@ class JobStore(ChannelFiles):
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        #: Jobs whose "could not be saved" warning this store already gave.
+        self.reported_unsaved: set[Path] = set()
         try:
             ensure_private_dir(root)
         except OSError as exc:
@@ -165,8 +168,13 @@ class JobStore(ChannelFiles):
         """
         paths = self.existing(job_id)
         record = read_job(paths)
-        if sweep and record.running_channels and sweep_dead_worker(paths):
-            record = read_job(paths)
+        if sweep and record.running_channels:
+            # A full or read-only store cannot take the sweep's writes: the job still reads
+            # as swept (held in memory), with one warning that it could not be saved.
+            with holding(paths.root) as held:
+                if sweep_dead_worker(paths):
+                    record = read_job(paths)
+            held.report(stderr_line, self.reported_unsaved)
         record.worker_state = worker_state(paths, record)
         return record
 

@@ -177,8 +177,48 @@ def test_the_store_filling_while_channels_run_keeps_their_verdict(
     assert os.strerror(errno.ENOSPC) in warning and "MMR_HOME" in warning
     [job_id] = job_ids()
     assert_consistent(jobs_dir() / job_id)
+    _read_back(run_mmr, repo, job_id, results_code=3)  # nothing settled reached the disk
     (small_home / "filler").unlink()
-    for command in (["status", job_id], ["results", job_id], ["jobs", "list"]):
-        done = run_mmr(*command, cwd=repo.root)
+    _read_back(run_mmr, repo, job_id, results_code=3)
+
+
+def _read_back(run_mmr: RunMmr, repo: GitRepo, job_id: str, *, results_code: int) -> None:
+    """``status``, ``results``, ``jobs list`` of a job whose last writes were refused: the
+    unsaved channels read as ``worker_died``, never an error or a traceback."""
+    status = run_mmr("status", job_id, cwd=repo.root)
+    results = run_mmr("results", job_id, cwd=repo.root)
+    listed = run_mmr("jobs", "list", cwd=repo.root)
+    for done in (status, results, listed):
         _no_traceback(done.err)
-        assert done.code in (0, 2, 3), (command, done.code, done.err)
+        assert "mmr: error" not in done.err
+        assert len(saved_warnings(done.err)) <= 1
+    assert status.code == 2 and "worker_died" in status.out
+    assert results.code == results_code, results.err
+    assert listed.code == 0 and job_id in listed.out
+
+
+@pytest.mark.parametrize("small_home", ["10m"], indirect=True)
+def test_a_flood_filling_the_store_keeps_the_verdict_and_says_the_spool_is_short(
+        small_home: Path, repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
+    """10 MB is less than the 16 MiB spool: the flood itself fills the store."""
+    fake_cli("ok1", stdout=CLEAN)
+    fake_cli("ok2", stdout={"approved": True, "findings": [ADVISORY], "summary": "one nit"})
+    fake_cli("bad", stdout=CLEAN, print_bytes=300 * 1000 * 1000)
+    write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"},
+                       "bad": {"command": "bad", "timeout": 120}, **NO_COMPENSATOR},
+                      defaults=NO_COMPENSATOR_DEFAULTS)
+    result = run_mmr("review", "--sync", "--channels", "ok1,ok2,bad", cwd=repo.root)
+    _no_traceback(result.err)
+    doc = json.loads(result.out)
+    assert result.code == 0 and doc["verdict"] == "degraded-pass"
+    assert [doc["per_channel"][n]["status"] for n in ("ok1", "ok2", "bad")] == \
+        ["completed", "completed", "failed"]
+    assert f"cannot write stdout to {small_home}" in doc["per_channel"]["bad"]["error"]
+    assert os.strerror(errno.ENOSPC) in doc["per_channel"]["bad"]["error"]
+    [warning] = saved_warnings(result.err)
+    assert os.strerror(errno.ENOSPC) in warning
+    [job_id] = job_ids()
+    assert_consistent(jobs_dir() / job_id)
+    # ok1 and ok2 were saved before the flood filled the store; bad's failure was not: on
+    # disk its worker died, and a verdict that would pass is the interrupted-job exit 4.
+    _read_back(run_mmr, repo, job_id, results_code=4)
