@@ -16,6 +16,8 @@ first that still fails is the one-line warning that the job could not be saved.
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +25,7 @@ from typing import Any
 
 from mmr.errors import StoreReadError, StoreWriteError
 from mmr.fs import (
+    WRITE_FAULTS,
     atomic_write_bytes,
     dumps_json,
     encode_text,
@@ -40,10 +43,12 @@ class HeldWrites:
     def __init__(self, job_dir: Path) -> None:
         self.job_dir = job_dir
         self.error: StoreWriteError | None = None
-        self._files: dict[Path, tuple[bytes, bool]] = {}
+        #: path -> (bytes, durable); ``None`` bytes: a deletion the filesystem refused.
+        self._files: dict[Path, tuple[bytes | None, bool]] = {}
         self._lock = threading.Lock()
 
-    def keep(self, path: Path, data: bytes, durable: bool, exc: StoreWriteError) -> None:
+    def keep(self, path: Path, data: bytes | None, durable: bool,
+             exc: StoreWriteError) -> None:
         with self._lock:
             self._files.pop(path, None)  # re-inserted last: the flush keeps write order
             self._files[path] = (data, durable)
@@ -53,10 +58,11 @@ class HeldWrites:
         with self._lock:
             self._files.pop(path, None)
 
-    def get(self, path: Path) -> bytes | None:
+    def lookup(self, path: Path) -> tuple[bool, bytes | None]:
+        """``(held, data)``: whether ``path`` is held, and its bytes (None: deleted)."""
         with self._lock:
             held = self._files.get(path)
-        return None if held is None else held[0]
+        return (False, None) if held is None else (True, held[0])
 
     def flush(self) -> None:
         """Write the held files again, in order; stop at the first that still fails."""
@@ -64,10 +70,15 @@ class HeldWrites:
             pending = list(self._files.items())
         for path, (data, durable) in pending:
             try:
-                atomic_write_bytes(path, data, durable=durable)
+                if data is None:
+                    remove_if_present(path)
+                else:
+                    atomic_write_bytes(path, data, durable=durable)
             except OSError as exc:  # still refused, or the job dir is gone: keep the first
                 if isinstance(exc, StoreWriteError):
                     self.error = exc
+                elif exc.errno in WRITE_FAULTS:
+                    self.error = StoreWriteError(path, exc)
                 return
             self.forget(path)
         self.error = None
@@ -159,9 +170,12 @@ def read_bytes(path: Path) -> bytes:
     symlink; ``FileNotFoundError`` when it is missing, :class:`~mmr.errors.StoreReadError`
     when it is there but unreadable."""
     held = holder(path)
-    data = held.get(path) if held is not None else None
-    if data is not None:
-        return data
+    if held is not None:
+        kept, data = held.lookup(path)
+        if kept:
+            if data is None:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+            return data
     try:
         return read_bytes_nofollow(path)
     except FileNotFoundError:
@@ -175,11 +189,20 @@ def read_text(path: Path) -> str:
 
 
 def remove(path: Path) -> None:
-    """Delete ``path`` and any held version of it; a missing file is fine."""
+    """Delete ``path`` and any held version of it; a missing file is fine. A filesystem
+    refusing the unlink is a :class:`~mmr.errors.StoreWriteError`, outside a hold."""
     held = holder(path)
+    try:
+        remove_if_present(path)
+    except OSError as exc:
+        if exc.errno not in WRITE_FAULTS:
+            raise
+        if held is None:
+            raise StoreWriteError(path, exc) from exc
+        held.keep(path, None, False, StoreWriteError(path, exc))
+        return
     if held is not None:
         held.forget(path)
-    remove_if_present(path)
 
 
 def holds(path: Path) -> bool:

@@ -126,6 +126,13 @@ def test_a_read_only_store_still_answers_results_status_and_jobs(
         done = run_mmr(*command, cwd=repo.root)
         _no_traceback(done.err)
         assert done.code == 0 or len(done.err.strip().splitlines()) == 1, (command, done.err)
+    # Injecting a channel must write: the one-line store error, exit 1, nothing on stdout.
+    injected = run_mmr("reconcile", job_id, "--channel", "extra", "--input", '{"findings": []}',
+                       cwd=repo.root)
+    _no_traceback(injected.err)
+    assert injected.code == 1 and injected.out == ""
+    assert injected.err.startswith("mmr: error: cannot write ")
+    assert os.strerror(errno.EROFS) in injected.err and len(injected.err.splitlines()) == 1
 
 
 _FILLER = """\
