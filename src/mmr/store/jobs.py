@@ -23,8 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mmr.errors import JobNotFoundError, MmrError
-from mmr.fs import atomic_write_json, ensure_private_dir
+from mmr.errors import JobNotFoundError, MmrError, StoreWriteError
+from mmr.fs import WRITE_FAULTS, atomic_write_json, ensure_private_dir
 from mmr.log import stderr_line
 from mmr.models import ChannelStatus, OutsideDiffGate, TrustMode
 from mmr.store.channel_files import ChannelFiles
@@ -193,7 +193,8 @@ class JobStore(ChannelFiles):
 
         Also removes ``mmr-*`` directories without a loadable ``job.json`` (a crash while
         creating, a reference job it could not finish) once their mtime is that old.
-        A job whose worker still holds ``worker.lock`` is never removed.
+        A job whose worker still holds ``worker.lock`` is never removed. A filesystem that
+        refuses the removal (read-only, permission) is a :class:`StoreWriteError`.
         """
         if retention_days < 0:
             raise ValueError(f"retention must be >= 0 days (got {retention_days})")
@@ -208,6 +209,10 @@ class JobStore(ChannelFiles):
                     pruned.append(name)
             except FileNotFoundError:
                 continue  # removed by someone else meanwhile
+            except OSError as exc:
+                if exc.errno in WRITE_FAULTS:
+                    raise StoreWriteError(paths.root, exc) from exc
+                raise
         return pruned
 
     def _job_dir_names(self) -> list[str]:

@@ -114,6 +114,8 @@ def test_a_read_only_store_still_answers_results_status_and_jobs(
     first = run_mmr("review", "--sync", cwd=repo.root)
     assert first.code == 0, first.err
     [job_id] = job_ids()
+    write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"}},
+                      defaults={"job_retention_days": 0})  # every job is due for `prune`
     subprocess.run(["mount", "-o", "remount,ro", str(small_home)], check=True)
 
     results = run_mmr("results", job_id, cwd=repo.root)
@@ -133,6 +135,12 @@ def test_a_read_only_store_still_answers_results_status_and_jobs(
     assert injected.code == 1 and injected.out == ""
     assert injected.err.startswith("mmr: error: cannot write ")
     assert os.strerror(errno.EROFS) in injected.err and len(injected.err.splitlines()) == 1
+    pruned = run_mmr("jobs", "prune", cwd=repo.root)
+    _no_traceback(pruned.err)
+    assert pruned.code == 1
+    assert pruned.err.strip() == (
+        f"mmr: error: cannot write {jobs_dir() / job_id}: {os.strerror(errno.EROFS)}. Make it "
+        "writable or point MMR_HOME at a writable directory (default ~/.mmr)")
 
 
 _FILLER = """\
