@@ -11,6 +11,9 @@ printed with its exit code. On disk the file keeps its previous whole version (t
 is atomic), so the store stays consistent, only behind. When the run ends the held files
 are written once more in the order they were meant to be (space may have come back); the
 first that still fails is the one-line warning that the job could not be saved.
+
+A job file that is there but cannot be read (a directory in its place, a permission
+refusal) is a :class:`~mmr.errors.StoreReadError`: one line naming the path, exit 1.
 """
 
 from __future__ import annotations
