@@ -191,11 +191,14 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
 
     # A write the store refuses from here on is held in memory: the verdict is still built.
     with holding(store.existing(job_id).root) as held:
-        record_gate_results(store, job_id, gate, io.progress)                # 22
-        dispatch_job(plan, store, job_id, gate, io)                          # 24, 25
-        results = job_results(store, job_id, warn=io.notice)                 # 26
-        save_results(store, results, warn=io.notice)
-    held.report(io.notice, store.reported_unsaved)
+        try:
+            record_gate_results(store, job_id, gate, io.progress)            # 22
+            dispatch_job(plan, store, job_id, gate, io)                      # 24, 25
+            results = job_results(store, job_id, warn=io.notice)             # 26
+            save_results(store, results, warn=io.notice)
+        finally:  # an interrupted run says so too
+            held.flush()
+            held.report(io.notice, store.reported_unsaved)
     return results
 
 

@@ -12,8 +12,10 @@ import contextlib
 import errno
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,8 +27,10 @@ from tests.integration.faults.conftest import (
     CLEAN,
     NO_COMPENSATOR,
     NO_COMPENSATOR_DEFAULTS,
+    MmrProcess,
     RunMmr,
     job_ids,
+    spawn_mmr,
     write_user_config,
 )
 from tests.integration.faults.test_misbehaving_channels import ADVISORY
@@ -237,3 +241,26 @@ def test_a_flood_filling_the_store_keeps_the_verdict_and_says_the_spool_is_short
     # ok1 and ok2 were saved before the flood filled the store; bad's failure was not: on
     # disk its worker died, and a verdict that would pass is the interrupted-job exit 4.
     _read_back(run_mmr, repo, job_id, results_code=4)
+
+
+def test_an_interrupt_on_a_full_store_still_says_the_job_was_not_saved(
+        small_home: Path, tmp_path: Path, repo: GitRepo, fake_cli: FakeCliFactory,
+        mmr_processes: list[MmrProcess]) -> None:
+    marker = tmp_path / "store-is-full"
+    filler = _script(tmp_path / "filler", _FILLER, filler=str(small_home / "filler"),
+                     marker=str(marker), reply=CLEAN)
+    fake_cli("slow", stdout=CLEAN, sleep=60)
+    write_user_config({"filler": {"command": filler}, "slow": {"command": "slow"},
+                       **NO_COMPENSATOR}, defaults=NO_COMPENSATOR_DEFAULTS)
+    mmr = spawn_mmr("review", "--sync", "--channels", "filler,slow", cwd=repo.root)
+    mmr_processes.append(mmr)
+    while not marker.exists() and mmr.popen.poll() is None:
+        time.sleep(0.02)
+    mmr.send(signal.SIGINT)
+    result = mmr.wait(timeout=30)
+    _no_traceback(result.err)
+    assert result.code == 130 and result.out == ""
+    [warning] = saved_warnings(result.err)  # the interrupt's own marks were refused too
+    assert os.strerror(errno.ENOSPC) in warning
+    [job_id] = job_ids()
+    assert_consistent(jobs_dir() / job_id)
