@@ -51,9 +51,12 @@ CASES: dict[str, tuple[str, Callable[[Path], None], dict[str, int], str | None]]
     "job.json-garbage": ("job.json", _garbage, NOT_FOUND, "mmr: error: Job not found: "),
     "job.json-a-directory": ("job.json", _directory, NOT_FOUND, "mmr: error: Job not found: "),
     "status-file-a-directory": ("channels/nit.status.json", _directory,
-                                {"status": 2, "results": 3}, None),
+                                {"status": 2, "results": 3},
+                                "mmr: warning: cannot read {path}: Is a directory; channel nit "
+                                "counts as failed. Remove that file"),
     "status-file-garbage": ("channels/nit.status.json", _garbage,
-                            {"status": 2, "results": 3}, None),
+                            {"status": 2, "results": 3},
+                            "mmr: warning: cannot read {path}: Expecting value"),
     "reply-a-directory": ("channels/nit.json", _directory, {"status": 0, "results": 1},
                           "mmr: error: cannot read {path}: Is a directory."),
     "diff-a-directory": ("diff.patch", _directory, {"status": 0, "results": 1},
@@ -95,9 +98,13 @@ def test_a_damaged_job_is_one_line_never_a_traceback(
     assert {command: done[command].code for command in codes} == codes
     assert done["jobs"].code == 0
     if said is not None:
+        # The first command to meet the damage says so, once (``results`` reads the job
+        # twice); in one process, as here, the later commands do not repeat a warning.
+        first = "status" if said.startswith("mmr: warning: cannot read") else "results"
         expected = said.format(path=job / name)
-        assert any(line.startswith(expected) for line in done["results"].err.splitlines()), \
-            done["results"].err
+        said_lines = [line for line in done[first].err.splitlines()
+                      if line.startswith(expected)]
+        assert len(said_lines) == 1, done[first].err
     if codes["results"] in (0, 3):
         assert json.loads(done["results"].out)["job_id"] == job.name
 
