@@ -62,7 +62,24 @@ class StoreWriteError(MmrError, OSError):
         self.path = str(path)
 
     def __str__(self) -> str:
-        full = self.errno in (errno.ENOSPC, errno.EDQUOT)
-        fix = "Free space on that filesystem" if full else "Make it writable"
+        if self.errno in (errno.ENOSPC, errno.EDQUOT):
+            fix = "Free space on that filesystem"
+        elif self.errno == errno.EISDIR:
+            fix = "Remove the directory in its place"
+        else:
+            fix = "Make it writable"
         return (f"cannot write {self.path}: {self.strerror}. {fix} or point MMR_HOME at "
                 "a writable directory (default ~/.mmr)")
+
+
+class StoreReadError(MmrError, OSError):
+    """A job file exists but cannot be read: a directory in its place, a permission
+    refusal, a symlink, an I/O error (exit 1, one line, never a traceback)."""
+
+    def __init__(self, path: object, exc: OSError) -> None:
+        super().__init__(exc.errno, exc.strerror, str(path))
+        self.path = str(path)
+
+    def __str__(self) -> str:
+        return (f"cannot read {self.path}: {self.strerror}. The job store is damaged there: "
+                "remove that path (or the job's directory) and retry")

@@ -33,7 +33,9 @@ from mmr.errors import StoreWriteError
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 #: Write failures that are the environment's, not mmr's: a typed one-line error.
-WRITE_FAULTS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM})
+#: ``EISDIR``: a directory sits where the file goes (a damaged store).
+WRITE_FAULTS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM,
+                          errno.EISDIR})
 
 
 def encode_text(text: str) -> bytes:
@@ -123,7 +125,10 @@ def read_bytes_nofollow(path: Path) -> bytes:
     """
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+        try:
+            return handle.read()
+        except OSError as exc:  # a directory opens fine and fails here, named by its fd
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
 
 
 def read_text_nofollow(path: Path) -> str:

@@ -59,6 +59,8 @@ class ParsedOutput(_Model):
     approved: bool
     findings: list[Finding]
     summary: str
+    #: What mmr's reply limits cut, when they cut anything (issue 16; also in ``summary``).
+    note: str | None = None
 
 
 PARSE_FAILURE_SUMMARY = "Output parsing failed."
@@ -173,6 +175,9 @@ class ChannelResult(_Model):
     #: mmr additions (review cache): the reply was reused from job ``cached_from``.
     cached: bool | None = None
     cached_from: str | None = None
+    #: mmr addition (issue 16): what the reply limits cut, e.g. ``[mmr: 7 findings over
+    #: the limit of 500 per channel were dropped]``; omitted when nothing was cut.
+    note: str | None = None
 
 
 class ResultsMetadata(_Model):

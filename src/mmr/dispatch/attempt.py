@@ -72,6 +72,8 @@ def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
 def too_large_log(outcome: ProcessOutcome, spool: Path | None) -> str:
     """The log of a reply over :data:`MAX_REPLY_BYTES` (ch. 02 §5.6: never a silent cut)."""
     where = f"; its first {MAX_REPLY_BYTES} bytes are in {spool}" if spool is not None else ""
+    if outcome.output_error is not None:  # a full disk cut the spool short
+        where = f"; {outcome.output_error}, so {spool} holds less"
     return (f"stdout was {outcome.stdout_bytes} bytes, over the {MAX_REPLY_BYTES} bytes mmr "
             f"reads from a reply, so it was not parsed{where}")
 

@@ -108,7 +108,7 @@ def cli_versions(channels: Mapping[str, Channel]) -> dict[str, str]:
 
 def record_cli_versions(store: JobStore, job_id: str, versions: Mapping[str, str]) -> None:
     """Merge ``versions`` into the job's ``cli_versions`` (``job.json``, under its lock)."""
-    from mmr.fs import atomic_write_json
+    from mmr.store.held import write_json
     from mmr.store.job_reader import read_job_json
     from mmr.store.job_writer import job_lock
 
@@ -121,7 +121,7 @@ def record_cli_versions(store: JobStore, job_id: str, versions: Mapping[str, str
         merged = dict(current) if isinstance(current, dict) else {}
         merged.update(versions)
         raw["cli_versions"] = merged
-        atomic_write_json(paths.job_json, raw)
+        write_json(paths.job_json, raw)
 
 
 async def record_cli_versions_async(store: JobStore, job_id: str,

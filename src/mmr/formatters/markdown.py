@@ -120,5 +120,7 @@ def _channel_bullet(name: str, channel: ChannelResult) -> str:
     reason = failure_reason(channel)
     if reason is not None:
         bullet += f" — reason: {escape_cell(reason)}"
+    if channel.note:
+        bullet += f" — note: {escape_cell(channel.note)}"
     return bullet
 

@@ -122,6 +122,8 @@ def _channel_lines(name: str, channel: ChannelResult) -> list[str]:
     reason = failure_reason(channel)
     if reason is not None:
         lines.append(f"    Reason: {reason}")
+    if channel.note:
+        lines.append(f"    Note: {channel.note}")
     if channel.status == "not_installed" and name.startswith(COMPENSATING_PREFIX):
         lines.append("    → compensator not installed — install it, or choose another: "
                      "mmr config set defaults.compensator.channel <channel>")

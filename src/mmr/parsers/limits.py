@@ -4,8 +4,8 @@ A reply under the 16 MiB read cap can still hold one 8 MB description (1.3 GB of
 124 MB of ``description_shingle`` JSON before) or tens of thousands of findings. After
 parsing, a channel keeps its first :data:`MAX_FINDINGS` findings, and each description and
 suggestion its first :data:`MAX_FIELD_CHARS` characters; identity and shingles are
-computed on the cut text. The channel's ``summary`` says what was cut, so the result shows
-it (JSON ``per_channel.<ch>.summary``, text and markdown reports).
+computed on the cut text. The channel's ``summary`` and ``note`` say what was cut, and the
+result shows the note (JSON ``per_channel.<ch>.note``, a ``Note:`` in text and markdown).
 """
 
 from __future__ import annotations
@@ -44,4 +44,4 @@ def apply_reply_limits(parsed: ParsedOutput) -> ParsedOutput:
                      f"{MAX_FIELD_CHARS} characters")
     note = "[mmr: " + "; ".join(notes) + "]"
     summary = f"{parsed.summary} {note}" if parsed.summary else note
-    return ParsedOutput(approved=parsed.approved, findings=limited, summary=summary)
+    return ParsedOutput(approved=parsed.approved, findings=limited, summary=summary, note=note)

@@ -28,6 +28,7 @@ from typing import BinaryIO
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
+from mmr.fs import WRITE_FAULTS
 from mmr.log import get_logger
 from mmr.process.reaper import MARK_VAR, become_subreaper, new_mark, reap_child
 from mmr.process.types import (
@@ -85,9 +86,11 @@ class _Capture:
     cannot fill the disk any more than the memory (issue 16).
     """
 
-    def __init__(self, limit: int | None, file: BinaryIO | None = None) -> None:
+    def __init__(self, limit: int | None, file: BinaryIO | None = None,
+                 path: Path | None = None) -> None:
         self.limit = limit
         self.file = file
+        self.path = path  # the tee's, for messages (``file.name`` is only its descriptor)
         self.total = 0
         self.error: str | None = None
         self._chunks: list[bytes] = []
@@ -103,7 +106,16 @@ class _Capture:
             try:
                 self.file.write(chunk[:room])
             except OSError as exc:
-                self.error = f"cannot write stdout to {self.file.name}: {exc.strerror}"
+                self.error = f"cannot write stdout to {self.path}: {exc.strerror}"
+
+    def close(self) -> None:
+        """Close the spool; a full disk refusing its last buffer is noted, not raised."""
+        if self.file is None:
+            return
+        try:
+            self.file.close()
+        except OSError as exc:
+            self.error = self.error or f"cannot write stdout to {self.path}: {exc.strerror}"
 
     @property
     def truncated(self) -> bool:
@@ -225,14 +237,19 @@ async def run_process(
     problem = _precheck(req)
     if problem is not None:
         return spawn_failure(req, problem, started, not_found=False)
+    spool_error = None
     try:
         tee = _open_private(req.stdout_path) if req.stdout_path is not None else None
     except OSError as exc:
-        return spawn_failure(
-            req, f"cannot write stdout to {req.stdout_path}: {exc.strerror}", started,
-            not_found=False,
-        )
-    out = _Capture(req.max_capture_bytes, tee)
+        if exc.errno not in WRITE_FAULTS:
+            return spawn_failure(
+                req, f"cannot write stdout to {req.stdout_path}: {exc.strerror}", started,
+                not_found=False,
+            )
+        # A full or read-only store: the reply is still read into memory, only unspooled.
+        tee, spool_error = None, f"cannot write stdout to {req.stdout_path}: {exc.strerror}"
+    out = _Capture(req.max_capture_bytes, tee, req.stdout_path)
+    out.error = spool_error
     err = _Capture(req.max_stderr_bytes)
     become_subreaper()
     mark = new_mark()
@@ -265,8 +282,7 @@ async def run_process(
     finally:
         _live_groups.discard(process.pid)
         reap_child(process.pid, mark)  # no descendant outlives its child (process/reaper)
-        if tee is not None:
-            tee.close()
+        out.close()
         with anyio.CancelScope(shield=True), anyio.move_on_after(DRAIN_BOUND_S):
             await process.aclose()
     outcome = outcome_from_returncode(

@@ -103,7 +103,8 @@ def channel_result(
     result = ChannelResult(status="completed", elapsed=elapsed, findings=placed.in_diff,
                            raw_output=raw_output, error=error,
                            outside_diff_findings=placed.outside_diff or None,
-                           unanchored_findings=placed.unanchored or None, **extras)
+                           unanchored_findings=placed.unanchored or None, note=parsed.note,
+                           **extras)
     return result, placed
 
 

@@ -188,13 +188,20 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     ``gated`` runs once the gate statuses are on disk, before anything is dispatched.
     """
     from mmr.review.results import job_results, save_results
+    from mmr.store.held import holding
 
-    record_gate_results(store, job_id, gate, io.progress)                    # 22
-    if gated is not None:
-        gated()
-    dispatch_job(plan, store, job_id, gate, io)                              # 24, 25
-    results = job_results(store, job_id, warn=io.notice)                     # 26
-    save_results(store, results, warn=io.notice)
+    # A write the store refuses from here on is held in memory: the verdict is still built.
+    with holding(store.existing(job_id).root) as held:
+        try:
+            record_gate_results(store, job_id, gate, io.progress)            # 22
+            if gated is not None:
+                gated()
+            dispatch_job(plan, store, job_id, gate, io)                      # 24, 25
+            results = job_results(store, job_id, warn=io.notice)             # 26
+            save_results(store, results, warn=io.notice)
+        finally:  # an interrupted run says so too
+            held.flush()
+            held.report(io.notice, store.reported_unsaved)
     return results
 
 

@@ -7,7 +7,8 @@ still running is refused with exit 1 — a fire-and-forget review's worker may s
 writing it — so neither command ever reports a half-finished job.
 
 A job that was interrupted (a channel ``failed`` with reason ``interrupted``: SIGINT or
-SIGTERM during the review) is not a finished review: where its verdict would exit 0 the
+SIGTERM during the review; or ``worker_died``: its dispatcher was killed, or the store
+stopped taking its writes) is not a finished review: where its verdict would exit 0 the
 commands exit :data:`INTERRUPTED_JOB_EXIT` (4) with the reason on stderr; the JSON
 ``verdict`` is left as computed (issue 16).
 """
@@ -25,7 +26,7 @@ from mmr.review.results import job_results, results_exit_code, results_json, sav
 from mmr.review.run import ReviewOutcome, render_document
 from mmr.store.job_status import ChannelsStillRunningError, require_results_ready
 from mmr.store.jobs import JobStore
-from mmr.store.records import JobRecord
+from mmr.store.records import WORKER_DIED, JobRecord
 from mmr.vocabulary import EXIT_STILL_RUNNING
 
 #: Exit code of ``results``/``reconcile`` for an interrupted job whose verdict exits 0.
@@ -127,8 +128,9 @@ def _verdict(store: JobStore, job: JobRecord, fmt: str | None, *,
 
 
 def interruption(store: JobStore, job: JobRecord) -> str | None:
-    """``"<channel>: <log>"`` for the channels a signal stopped, or None."""
-    names = [name for name, entry in job.channels.items() if entry.reason == "interrupted"]
+    """``"<channel>: <log>"`` for the channels a signal or a dead worker stopped, or None."""
+    names = [name for name, entry in job.channels.items()
+             if entry.reason in ("interrupted", WORKER_DIED)]
     reasons = []
     for name in names:
         log = (store.read_log(job.job_id, name) or "interrupted").strip().splitlines()

@@ -31,6 +31,7 @@ from mmr.parsers.scanners import extract_first_object
 from mmr.parsers.text import decode_json, fix_trailing_commas, strip_markdown_fences
 from mmr.parsers.validate import strict_finding
 from mmr.secrets.credentials import SECRETS_SOURCE
+from mmr.store.held import remove
 from mmr.store.jobs import ChannelExistsError, JobStore
 from mmr.store.records import ChannelJobEntry, JobRecord, iso_timestamp
 
@@ -129,7 +130,7 @@ def inject_channel(store: JobStore, job_id: str, name: str, parsed: ParsedOutput
                 "summary": parsed.summary}
     with _one_commit_at_a_time(store.paths(job_id).root, job_id):
         injected_channel_name(name, store.load(job_id))
-        store.paths(job_id).status_file(name).unlink(missing_ok=True)  # a crashed attempt's
+        remove(store.paths(job_id).status_file(name))  # a crashed attempt's
         # store.write_channel_output_object, minus the indentation: for thousands of
         # findings the C encoder is ten times faster, and every reader parses the JSON.
         atomic_write_text(store.paths(job_id).output_file(name),

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from mmr.errors import StoreWriteError
 from mmr.formatters.json import dumps, results_document
-from mmr.fs import atomic_write_text
 from mmr.log import stderr_line
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
 from mmr.parsers import parse_channel_output
@@ -31,6 +30,7 @@ from mmr.review.channel_results import ChannelFilesView, channel_result
 from mmr.review.coverage import job_coverage
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
 from mmr.secrets.reply_redaction import redact_channel_result, redact_findings
+from mmr.store.held import report_unsaved
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
@@ -136,13 +136,15 @@ def save_results(store: JobStore, results: ReconciledResults,
     A store that cannot take the file (disk full, read-only: a
     :class:`~mmr.errors.StoreWriteError`) costs the saved copy, never the verdict: the
     caller still prints it and exits with its code, after ``warn`` (stderr by default).
+    While the run holds the job's writes (:func:`mmr.store.held.holding`) the run warns.
     """
     if results.job_id is not None:
         text = results_json(results) if json_text is None else json_text
         try:
-            atomic_write_text(store.existing(results.job_id).results, text)
+            store.write_results_text(results.job_id, text)
         except StoreWriteError as exc:
-            (warn or stderr_line)(f"mmr: warning: the job could not be saved: {exc}")
+            report_unsaved(store.existing(results.job_id).root, exc, warn or stderr_line,
+                           store.reported_unsaved)
 
 
 def results_json(results: ReconciledResults) -> str:

@@ -15,15 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mmr.fs import (
-    atomic_write_bytes,
-    atomic_write_json,
-    atomic_write_text,
-    dumps_json,
-    ensure_private_dir,
-    read_bytes_nofollow,
-    read_text_nofollow,
-)
+from mmr.fs import atomic_write_text, dumps_json, ensure_private_dir
+from mmr.store import held
 from mmr.store.layout import JobPaths
 
 
@@ -37,21 +30,21 @@ class ChannelFiles:
 
     def write_channel_output(self, job_id: str, channel: str, text: str) -> None:
         """Save a reply as ``<ch>.json``: the text as a JSON string literal, UTF-8 kept."""
-        atomic_write_bytes(self._write_target(job_id, channel, ".json"), dumps_json(text),
-                           durable=False)
+        held.write_bytes(self._write_target(job_id, channel, ".json"), dumps_json(text),
+                         durable=False)
 
     def write_channel_output_object(
         self, job_id: str, channel: str, document: Mapping[str, Any]
     ) -> None:
         """Save a normalised ``{approved, findings, summary}`` object (``mmr reconcile``)."""
         path = self._write_target(job_id, channel, ".json")
-        atomic_write_bytes(path, dumps_json(dict(document)), durable=False)
+        held.write_bytes(path, dumps_json(dict(document)), durable=False)
 
     def read_channel_output(self, job_id: str, channel: str) -> str | None:
         """The raw reply: the decoded string when the file holds a JSON string, else its
         text (an injected object is handed to the parser as JSON text); None if missing."""
         try:
-            data = read_bytes_nofollow(self._channel_path(job_id, channel, ".json"))
+            data = held.read_bytes(self._channel_path(job_id, channel, ".json"))
         except FileNotFoundError:
             return None
         with contextlib.suppress(ValueError):
@@ -61,7 +54,7 @@ class ChannelFiles:
         return data.decode("utf-8", "surrogateescape")
 
     def write_log(self, job_id: str, channel: str, text: str) -> None:
-        atomic_write_text(self._write_target(job_id, channel, ".log"), text, durable=False)
+        held.write_text(self._write_target(job_id, channel, ".log"), text, durable=False)
 
     def append_log(self, job_id: str, channel: str, line: str) -> None:
         """Add one line to ``<ch>.log`` (creating it)."""
@@ -71,7 +64,7 @@ class ChannelFiles:
         return _read_text(self._channel_path(job_id, channel, ".log"))
 
     def write_pid(self, job_id: str, channel: str, pid: int) -> None:
-        atomic_write_text(self._write_target(job_id, channel, ".pid"), str(pid), durable=False)
+        held.write_text(self._write_target(job_id, channel, ".pid"), str(pid), durable=False)
 
     def read_pid(self, job_id: str, channel: str) -> int | None:
         """The recorded pid; None when absent or not a number (the reference's ``undefined``)."""
@@ -83,7 +76,9 @@ class ChannelFiles:
         return self._channel_path(job_id, channel, ".prompt.txt")
 
     def write_channel_prompt(self, job_id: str, channel: str, prompt: str) -> Path:
-        """Write the channel's prompt file (exact text) and return its path."""
+        """Write the channel's prompt file (exact text) and return its path.
+
+        Never held in memory: the channel's CLI reads it from disk."""
         path = self._write_target(job_id, channel, ".prompt.txt")
         atomic_write_text(path, prompt, durable=False)
         return path
@@ -95,19 +90,17 @@ class ChannelFiles:
         return self._write_target(job_id, channel, ".stdout")
 
     def discard_stdout_spool(self, job_id: str, channel: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            self._channel_path(job_id, channel, ".stdout").unlink()
+        held.remove(self._channel_path(job_id, channel, ".stdout"))
 
     def clear_attempt(self, job_id: str, channel: str) -> None:
         """Delete output, log, pid and spool before a retry, so nothing stale can pass a gate."""
         for suffix in (".json", ".log", ".pid", ".stdout"):
-            with contextlib.suppress(FileNotFoundError):
-                self._channel_path(job_id, channel, suffix).unlink()
+            held.remove(self._channel_path(job_id, channel, suffix))
 
     # -- per job -----------------------------------------------------------------------
 
     def write_prompt(self, job_id: str, prompt: str) -> None:
-        atomic_write_text(self.existing(job_id).prompt, prompt, durable=False)
+        held.write_text(self.existing(job_id).prompt, prompt, durable=False)
 
     def read_prompt(self, job_id: str) -> str | None:
         return _read_text(self.existing(job_id).prompt)
@@ -116,14 +109,18 @@ class ChannelFiles:
         return self.existing(job_id).diff
 
     def write_diff(self, job_id: str, diff: str) -> None:
-        atomic_write_text(self.existing(job_id).diff, diff, durable=False)
+        held.write_text(self.existing(job_id).diff, diff, durable=False)
 
     def read_diff(self, job_id: str) -> str | None:
         return _read_text(self.existing(job_id).diff)
 
     def write_results(self, job_id: str, document: Mapping[str, Any]) -> None:
         """Overwrite ``results.json`` with the JSON form of the last results (§7.3)."""
-        atomic_write_json(self.existing(job_id).results, dict(document))
+        held.write_json(self.existing(job_id).results, dict(document))
+
+    def write_results_text(self, job_id: str, text: str) -> None:
+        """Overwrite ``results.json`` with ``text`` (already the JSON document)."""
+        held.write_text(self.existing(job_id).results, text)
 
     def worker_log_path(self, job_id: str) -> Path:
         return self.existing(job_id).worker_log
@@ -142,11 +139,11 @@ def append_line(path: Path, line: str) -> None:
     """Append ``line`` to a text file, atomically (the file is small: logs, diagnostics)."""
     existing = _read_text(path) or ""
     separator = "" if not existing or existing.endswith("\n") else "\n"
-    atomic_write_text(path, f"{existing}{separator}{line}\n", durable=False)
+    held.write_text(path, f"{existing}{separator}{line}\n", durable=False)
 
 
 def _read_text(path: Path) -> str | None:
     try:
-        return read_text_nofollow(path)
+        return held.read_text(path)
     except FileNotFoundError:
         return None

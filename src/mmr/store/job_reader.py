@@ -13,12 +13,15 @@ the ``dispatched`` entry, so the job looks "still running" forever): the channel
 from __future__ import annotations
 
 import json
+import threading
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from mmr.errors import JobNotFoundError
-from mmr.fs import read_bytes_nofollow
+from mmr.log import stderr_line
+from mmr.store.held import read_bytes
 from mmr.store.layout import JobPaths, UnsafeChannelNameError, check_channel_name
 from mmr.store.records import (
     CORRUPT_STATUS_ERROR,
@@ -27,6 +30,8 @@ from mmr.store.records import (
     derive_job_status,
 )
 
+_warned: set[Path] = set()
+_warned_guard = threading.Lock()
 
 def read_job_json(paths: JobPaths) -> dict[str, Any]:
     """The raw ``job.json`` object; :class:`JobNotFoundError` when it is unusable."""
@@ -34,7 +39,7 @@ def read_job_json(paths: JobPaths) -> dict[str, Any]:
     if paths.root.is_symlink():
         raise not_found
     try:
-        raw = json.loads(read_bytes_nofollow(paths.job_json))
+        raw = json.loads(read_bytes(paths.job_json))
     except (OSError, ValueError):
         raise not_found from None
     if (
@@ -49,11 +54,11 @@ def read_job_json(paths: JobPaths) -> dict[str, Any]:
 def read_status_overrides(paths: JobPaths, channel: str) -> dict[str, Any] | None:
     """The channel's status file: None when absent; ``ValueError`` when unreadable."""
     try:
-        data = json.loads(read_bytes_nofollow(paths.status_file(channel)))
+        data = json.loads(read_bytes(paths.status_file(channel)))
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ValueError(str(exc)) from exc
+        raise ValueError(exc.strerror or str(exc)) from exc
     if not isinstance(data, dict):
         raise ValueError("status file is not a JSON object")
     return data
@@ -88,10 +93,18 @@ def _merge_status(
             return base
         return ChannelJobEntry.model_validate({**entry, **overrides})
     except (ValueError, ValidationError) as exc:
-        from mmr.log import get_logger
-
-        get_logger("mmr.store").warning(
-            "corrupt status file; channel counted as failed",
-            job=paths.root.name, channel=name, error=str(exc).splitlines()[0],
-        )
+        _warn_corrupt(paths.status_file(name), name, exc)
         return base.model_copy(update={"status": "failed", "error": CORRUPT_STATUS_ERROR})
+
+
+def _warn_corrupt(path: Path, name: str, exc: Exception) -> None:
+    """One ``mmr: warning:`` line per bad status file and process (a command reads a job
+    more than once)."""
+    with _warned_guard:
+        if path in _warned:
+            return
+        _warned.add(path)
+    reason = "not a valid channel status" if isinstance(exc, ValidationError) \
+        else str(exc).splitlines()[0]
+    stderr_line(f"mmr: warning: cannot read {path}: {reason}; channel {name} counts as "
+                "failed. Remove that file (or the job's directory) to clear it")

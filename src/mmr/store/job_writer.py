@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from mmr.errors import JobNotFoundError
-from mmr.fs import atomic_write_json, ensure_private_dir
+from mmr.fs import ensure_private_dir
+from mmr.store import held
 from mmr.store.job_reader import read_status_overrides
 from mmr.store.layout import JobPaths
 from mmr.store.locking import mkdir_lock
@@ -32,7 +33,8 @@ def job_lock(paths: JobPaths) -> Iterator[None]:
     """Hold the job's lock; :class:`JobNotFoundError` if the job directory has gone."""
     try:
         with mkdir_lock(paths.job_lock, stale_after=LOCK_STALE_SECONDS,
-                        timeout=LOCK_WAIT_SECONDS):
+                        timeout=LOCK_WAIT_SECONDS,
+                        in_process_if_unwritable=held.holds(paths.root)):
             yield
     except FileNotFoundError as exc:
         if paths.root.is_dir():
@@ -58,7 +60,7 @@ def merge_status_file(paths: JobPaths, channel: str, partial: Mapping[str, Any])
             merged[key] = json_value(value)
     ChannelJobEntry.model_validate({"status": "dispatched", **merged})
     ensure_private_dir(paths.channels_dir)
-    atomic_write_json(paths.status_file(channel), merged, durable=False)
+    held.write_json(paths.status_file(channel), merged, durable=False)
 
 
 def json_value(value: Any) -> Any:

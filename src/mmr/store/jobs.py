@@ -23,11 +23,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mmr.errors import JobNotFoundError, MmrError
-from mmr.fs import atomic_write_json, ensure_private_dir
+from mmr.errors import JobNotFoundError, MmrError, StoreWriteError
+from mmr.fs import WRITE_FAULTS, atomic_write_json, ensure_private_dir
+from mmr.log import stderr_line
 from mmr.models import ChannelStatus, OutsideDiffGate, TrustMode
 from mmr.store.channel_files import ChannelFiles
 from mmr.store.dead_worker import sweep_dead_worker, worker_state
+from mmr.store.held import holding, write_json
 from mmr.store.job_reader import read_job, read_job_json
 from mmr.store.job_writer import job_lock, json_value, merge_status_file
 from mmr.store.layout import JobPaths, check_channel_name, compensating_name, new_job_id
@@ -74,6 +76,8 @@ class JobStore(ChannelFiles):
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        #: Jobs whose "could not be saved" warning this store already gave.
+        self.reported_unsaved: set[Path] = set()
         try:
             ensure_private_dir(root)
         except OSError as exc:
@@ -164,8 +168,13 @@ class JobStore(ChannelFiles):
         """
         paths = self.existing(job_id)
         record = read_job(paths)
-        if sweep and record.running_channels and sweep_dead_worker(paths):
-            record = read_job(paths)
+        if sweep and record.running_channels:
+            # A full or read-only store cannot take the sweep's writes: the job still reads
+            # as swept (held in memory), with one warning that it could not be saved.
+            with holding(paths.root) as held:
+                if sweep_dead_worker(paths):
+                    record = read_job(paths)
+            held.report(stderr_line, self.reported_unsaved)
         record.worker_state = worker_state(paths, record)
         return record
 
@@ -184,7 +193,8 @@ class JobStore(ChannelFiles):
 
         Also removes ``mmr-*`` directories without a loadable ``job.json`` (a crash while
         creating, a reference job it could not finish) once their mtime is that old.
-        A job whose worker still holds ``worker.lock`` is never removed.
+        A job whose worker still holds ``worker.lock`` is never removed. A filesystem that
+        refuses the removal (read-only, permission) is a :class:`StoreWriteError`.
         """
         if retention_days < 0:
             raise ValueError(f"retention must be >= 0 days (got {retention_days})")
@@ -199,6 +209,10 @@ class JobStore(ChannelFiles):
                     pruned.append(name)
             except FileNotFoundError:
                 continue  # removed by someone else meanwhile
+            except OSError as exc:
+                if exc.errno in WRITE_FAULTS:
+                    raise StoreWriteError(paths.root, exc) from exc
+                raise
         return pruned
 
     def _job_dir_names(self) -> list[str]:
@@ -231,7 +245,7 @@ class JobStore(ChannelFiles):
             if channel in raw["channels"]:
                 raise ChannelExistsError(f"Channel '{channel}' already exists in job {job_id}")
             raw["channels"][channel] = entry.to_json_dict()
-            atomic_write_json(paths.job_json, raw)
+            write_json(paths.job_json, raw)
 
     def register_compensating_pass(
         self,
@@ -260,7 +274,7 @@ class JobStore(ChannelFiles):
         with job_lock(paths):
             raw = read_job_json(paths)
             raw["worker"] = info.to_json_dict()
-            atomic_write_json(paths.job_json, raw)
+            write_json(paths.job_json, raw)
 
     # -- the worker --------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from types import TracebackType
 
 from mmr.errors import MmrError
+from mmr.fs import WRITE_FAULTS
 
 _POLL_SECONDS = 0.025
 
@@ -72,20 +73,30 @@ def _process_lock(path: Path) -> threading.Lock:
 
 
 @contextlib.contextmanager
-def mkdir_lock(path: Path, *, stale_after: float, timeout: float) -> Iterator[None]:
+def mkdir_lock(path: Path, *, stale_after: float, timeout: float,
+               in_process_if_unwritable: bool = False) -> Iterator[None]:
     """Hold the directory lock ``path`` for the duration of the ``with`` block.
 
     Threads of this process wait their turn on an in-process lock first; the directory
     is then polled every 25 ms while another process holds it. Raises
     :class:`LockTimeoutError` after ``timeout`` seconds in all, and ``FileNotFoundError``
     when the parent directory has gone (e.g. the job was pruned).
+    ``in_process_if_unwritable``: a directory that cannot be created because the
+    filesystem refuses writes (:data:`mmr.fs.WRITE_FAULTS`) leaves the in-process lock
+    alone in charge: no other process can change those files either.
     """
     deadline = time.monotonic() + timeout
     local = _process_lock(path)
     if not local.acquire(timeout=max(0.0, timeout)):
         raise _timeout_error(path)
     try:
-        _claim_directory(path, stale_after, deadline)
+        try:
+            _claim_directory(path, stale_after, deadline)
+        except OSError as exc:
+            if not (in_process_if_unwritable and exc.errno in WRITE_FAULTS):
+                raise
+            yield
+            return
         try:
             yield
         finally:

@@ -354,3 +354,30 @@ def test_a_wait_timeout_answers_still_running_with_exit_6(
     result = run_mmr("results", summary["job_id"], "--wait-timeout", "0.5", cwd=repo.root)
     assert (result.code, result.out) == (6, "")
     assert result.err.endswith(STILL_RUNNING)
+
+
+def test_results_of_a_job_whose_worker_was_killed_would_pass_exits_4(
+        repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
+    """Two clean reviews meet the floor, but the third never finished: not a pass (issue 16)."""
+    fake_cli("rev1", stdout=CLEAN)
+    fake_cli("rev3", stdout=CLEAN)
+    fake_cli("rev2", stdout=CLEAN, sleep=60)
+    write_user_config({"rev1": {"command": "rev1"}, "rev2": {"command": "rev2"},
+                       "rev3": {"command": "rev3"}})
+    summary = run_mmr("review", cwd=repo.root).json()
+    job_id, pid = summary["job_id"], summary["worker_pid"]
+
+    def others_done_rev2_running() -> bool:
+        channels = run_mmr("status", job_id, cwd=repo.root).json()["channels"]
+        return [channels[name]["status"] for name in ("rev1", "rev2", "rev3")] == [
+            "completed", "running", "completed"]
+
+    wait_for(others_done_rev2_running, what="rev1 and rev3 completed while rev2 runs")
+    os.kill(pid, 9)
+    wait_for(lambda: JobStore(jobs_dir()).is_worker_alive(job_id) is False, what="lock freed")
+
+    results = run_mmr("results", job_id, cwd=repo.root)
+    assert results.code == 4, results.err
+    assert results.json()["verdict"] == "degraded-pass"
+    assert (f"mmr: warning: job {job_id} was interrupted (rev2: "
+            "worker exited before this channel finished") in results.err

@@ -125,6 +125,7 @@ def degraded_everything() -> ReconciledResults:
                 telemetry=Telemetry(input_tokens=123456, output_tokens=789,
                                     context_window=204800, cost_usd=0.01234, turns=3),
                 cached=True, cached_from="mmr-00000000000a",
+                note="[mmr: 7 findings over the limit of 500 per channel were dropped]",
             ),
             "compensating-grok": ChannelResult(
                 status="completed", elapsed="8.4s", findings=[],
