@@ -1,10 +1,10 @@
 """Exact candidate generation for set similarity: a prefix-filter index (AllPairs).
 
-Every set is ordered by one global order (rarest element first, ties in the order first met) and only
-its first ``|s| - floor(t·|s|) + 1`` elements are indexed. Two sets whose Jaccard
-similarity is at least ``t`` share at least ``floor(t·max)`` elements, so their prefixes
-intersect (Bayardo et al., "Scaling up all pairs similarity search", 2007): looking up a
-set's prefix finds every set it may be similar to, and the caller checks each candidate
+Every set is ordered by one global order (rarest element first) and only its first
+``|s| - floor(t·|s|) + 1`` elements are indexed. Two sets whose Jaccard similarity is
+at least ``t`` share at least ``floor(t·max)`` elements, so their prefixes intersect
+(Bayardo et al., "Scaling up all pairs similarity search", 2007): looking up a set's
+prefix finds every set it may be similar to, and the caller checks each candidate
 exactly. Rare elements come first, so a phrase every finding shares never enters a prefix
 and a pile of findings at one location costs near-linear time instead of all pairs.
 """
@@ -32,7 +32,7 @@ class PrefixIndex(Generic[T]):
         counts = Counter(chain.from_iterable(universe))
         # Rarest first; ties in the order first met, which is as fixed as any other order.
         ordered = sorted(counts, key=counts.__getitem__)
-        self._rank = dict(zip(ordered, range(len(ordered))))
+        self._rank = dict(zip(ordered, range(len(ordered)), strict=True))
         self._threshold = threshold
         self._ratio = threshold / (1 + threshold)
         #: The overlap two sets of ``n`` elements in all need, by ``n``, grown on demand.
