@@ -1,4 +1,4 @@
-"""``default``'s one-decode path gives what the scan of every top-level object gives (issue 19).
+"""One C decode where the bracket scans would find the same JSON (issue 19).
 
 When the first object is strict JSON and no ``{`` follows it, ``parse_default`` decodes it
 once instead of scanning the reply's brackets and decoding twice. The oracle below is the
@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmr.models import ParsedOutput
+from mmr.parsers import external
+from mmr.parsers.brackets import BracketIndex
 from mmr.parsers.builtin import _decode_object, bare_findings_array, is_review, parse_default
 from mmr.parsers.scanners import extract_first_object, top_level_objects
 from mmr.parsers.text import strip_markdown_fences
@@ -42,7 +44,8 @@ def _full_reading(raw: str) -> ParsedOutput:
 
 def _outcome(fn: Any, raw: str) -> tuple[str, Any]:
     try:
-        return ("ok", fn(raw).model_dump())
+        value = fn(raw)
+        return ("ok", value.model_dump() if isinstance(value, ParsedOutput) else value)
     except Exception as exc:  # the error (type and message) must match as well
         return ("error", f"{type(exc).__name__}: {exc}")
 
@@ -73,3 +76,17 @@ def test_a_second_object_after_the_first_still_takes_the_full_reading() -> None:
     raw = '{"approved": true, "findings": []} then ' + json.dumps(
         {"approved": False, "findings": [_FINDING]})
     assert parse_default(raw).findings[0].location == "a.py:3"
+
+
+ARRAY_PIECES = st.sampled_from([
+    "[", "]", "{", "}", ",", '"', '"a]"', '"b[{"', "\\", "1", "NaN", "null", " ", "\n",
+    json.dumps(_FINDING), "[1, 2,]", "[]", "x",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(ARRAY_PIECES, max_size=8).map(lambda pieces: "[" + "".join(pieces)))
+def test_external_array_one_decode_equals_the_bracket_count(text: str) -> None:
+    """``mmr reconcile --input`` of an array: the C decode agrees with the ``[]`` count."""
+    assert _outcome(external._extract, text) == _outcome(
+        lambda t: external._decode_array(t, 0, BracketIndex(t, "[]")), text)
