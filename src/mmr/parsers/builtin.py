@@ -8,7 +8,12 @@ from mmr.models import ParsedOutput
 from mmr.parsers.errors import ParseError
 from mmr.parsers.registry import register_parser
 from mmr.parsers.scanners import extract_first_object, extract_last_object, top_level_objects
-from mmr.parsers.text import decode_json, fix_trailing_commas, strip_markdown_fences
+from mmr.parsers.text import (
+    JSON_DECODER,
+    decode_json,
+    fix_trailing_commas,
+    strip_markdown_fences,
+)
 from mmr.parsers.validate import (
     bare_finding,
     has_blocking,
@@ -51,6 +56,23 @@ def _decode_object(candidate: str) -> Any:
     return decode_json(fix_trailing_commas(candidate))
 
 
+def _only_object(text: str) -> tuple[str, Any] | None:
+    """``(candidate, value)`` when the first object is valid JSON and no ``{`` follows it.
+
+    Then it is the only top-level candidate, which the issue-13 rule leaves alone, and it
+    is the first object decoded as the reference does (strict JSON needs no trailing-comma
+    fix), so one C decode replaces the bracket scans and the two decodes (issue 19).
+    """
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        value, end = JSON_DECODER.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+    return (text[start:end], value) if text.find("{", end) < 0 else None
+
+
 def is_review(value: dict[str, Any]) -> bool:
     """An object that is a review reply, not an example finding or a status event."""
     return "findings" in value or "approved" in value
@@ -69,13 +91,17 @@ def parse_default(raw: str) -> ParsedOutput:
     bare = bare_findings_array(text)
     if bare is not None:
         return bare
-    if text.count("{") > 1:
-        objects = top_level_objects(text)
-        reviews = [value for value in objects if is_review(value)]
-        if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
-            return lenient_reply(reviews[-1])
-    candidate = extract_first_object(text)
-    value = _decode_object(candidate)
+    only = _only_object(text)
+    if only is not None:
+        candidate, value = only
+    else:
+        if text.count("{") > 1:
+            objects = top_level_objects(text)
+            reviews = [value for value in objects if is_review(value)]
+            if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
+                return lenient_reply(reviews[-1])
+        candidate = extract_first_object(text)
+        value = _decode_object(candidate)
     if candidate == text.strip():
         single = bare_finding(value)
         if single is not None:

@@ -16,7 +16,12 @@ from mmr.models import ParsedOutput
 from mmr.parsers.brackets import Balanced, BracketIndex
 from mmr.parsers.errors import ParseError
 from mmr.parsers.scanners import extract_first_object
-from mmr.parsers.text import decode_json, fix_trailing_commas, strip_markdown_fences
+from mmr.parsers.text import (
+    JSON_DECODER,
+    decode_json,
+    fix_trailing_commas,
+    strip_markdown_fences,
+)
 from mmr.parsers.validate import has_blocking, strict_finding, strict_reply
 
 INJECTED_SUMMARY = "Injected external findings"
@@ -57,7 +62,10 @@ def _first_array(text: str) -> Any:
 
 def _extract(text: str) -> Any:
     if text.startswith("["):
-        return _decode_array(text, 0, BracketIndex(text, "[]"))
+        try:  # a strict-JSON array ends where the bracket count ends: one C decode (issue 19)
+            return JSON_DECODER.raw_decode(text)[0]
+        except (ValueError, RecursionError):
+            return _decode_array(text, 0, BracketIndex(text, "[]"))
     if text.startswith("{"):
         return decode_json(fix_trailing_commas(extract_first_object(text)))
     try:

@@ -27,7 +27,11 @@ from mmr.reconcile.wording import REWORDED_THRESHOLD, content_words, reworded
 
 FUZZY_THRESHOLD = 0.7
 #: At most this many findings at one normalised location are searched without an index.
-SCAN_LIMIT = 48
+#: The index costs more per finding than a scan of the few groups a finding could join
+#: when reviewers spread their findings over a file's lines (up to ~300 a file), and less
+#: when they pile onto one or two lines (from ~50); 128 bounds the scan's quadratic cost
+#: per location either way (issue 19, measured in benchmarks/RESULTS.md).
+SCAN_LIMIT = 128
 
 
 @dataclass(slots=True, eq=False)

@@ -1,10 +1,10 @@
 """Exact candidate generation for set similarity: a prefix-filter index (AllPairs).
 
-Every set is ordered by one global order (rarest element first, ties by value) and only
-its first ``|s| - floor(t·|s|) + 1`` elements are indexed. Two sets whose Jaccard
-similarity is at least ``t`` share at least ``floor(t·max)`` elements, so their prefixes
-intersect (Bayardo et al., "Scaling up all pairs similarity search", 2007): looking up a
-set's prefix finds every set it may be similar to, and the caller checks each candidate
+Every set is ordered by one global order (rarest element first) and only its first
+``|s| - floor(t·|s|) + 1`` elements are indexed. Two sets whose Jaccard similarity is
+at least ``t`` share at least ``floor(t·max)`` elements, so their prefixes intersect
+(Bayardo et al., "Scaling up all pairs similarity search", 2007): looking up a set's
+prefix finds every set it may be similar to, and the caller checks each candidate
 exactly. Rare elements come first, so a phrase every finding shares never enters a prefix
 and a pile of findings at one location costs near-linear time instead of all pairs.
 """
@@ -30,33 +30,51 @@ class PrefixIndex(Generic[T]):
 
     def __init__(self, threshold: float, universe: Iterable[frozenset[str]]) -> None:
         counts = Counter(chain.from_iterable(universe))
-        ordered = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]))
-        self._rank = {element: rank for rank, (element, _) in enumerate(ordered)}
-        self._unknown = len(self._rank)
+        # Rarest first; ties in the order first met, which is as fixed as any other order.
+        ordered = sorted(counts, key=counts.__getitem__)
+        self._rank = dict(zip(ordered, range(len(ordered)), strict=True))
         self._threshold = threshold
         self._ratio = threshold / (1 + threshold)
-        self._postings: dict[str, dict[tuple[int, int], list[T]]] = {}
-        self._last: tuple[frozenset[str], list[str]] | None = None
+        #: The overlap two sets of ``n`` elements in all need, by ``n``, grown on demand.
+        self._needed: list[int] = []
+        self._postings: dict[int, dict[tuple[int, int], list[T]]] = {}
+        self._last: tuple[frozenset[str], list[int]] | None = None
 
-    def _prefix(self, elements: frozenset[str]) -> list[str]:
+    def _prefix(self, elements: frozenset[str]) -> list[int]:
+        """The ranks of the prefix of ``elements``, rarest first."""
         if self._last is not None and self._last[0] is elements:
             return self._last[1]  # a finding that founds a group was just looked up
         size = len(elements)
         # floor, not ceil: never shorter than the exact bound, whatever the float rounding.
         keep = min(size, size - math.floor(self._threshold * size) + 1)
+        rank = self._rank
         try:
-            prefix = sorted(elements, key=self._rank.__getitem__)[:keep]
-        except KeyError:  # an element outside the universe: after all of it, by value
-            unknown = self._unknown
-            prefix = sorted(elements, key=lambda e: (self._rank.get(e, unknown), e))[:keep]
+            ranked = sorted(map(rank.__getitem__, elements))
+        except KeyError:  # elements outside the universe: after all of it, as first met
+            for element in elements:
+                rank.setdefault(element, len(rank))
+            ranked = sorted(map(rank.__getitem__, elements))
+        prefix = ranked[:keep]
         self._last = (elements, prefix)
         return prefix
 
+    def _overlap_needed(self, total: int) -> list[int]:
+        """``_needed`` up to ``total``; the epsilon keeps float error from raising a bound."""
+        needed = self._needed
+        ratio = self._ratio
+        while len(needed) <= total:
+            needed.append(math.ceil(ratio * len(needed) - 1e-9))
+        return needed
+
     def add(self, elements: frozenset[str], item: T) -> None:
         size = len(elements)
+        postings = self._postings
         for position, element in enumerate(self._prefix(elements)):
-            buckets = self._postings.setdefault(element, {})
-            buckets.setdefault((size, size - position - 1), []).append(item)
+            buckets = postings.get(element)
+            if buckets is None:
+                postings[element] = {(size, size - position - 1): [item]}
+            else:
+                buckets.setdefault((size, size - position - 1), []).append(item)
 
     def candidates(self, elements: frozenset[str]) -> set[T]:
         """Every added item whose set may reach the threshold with ``elements``.
@@ -68,15 +86,21 @@ class PrefixIndex(Generic[T]):
         """
         found: set[T] = set()
         size = len(elements)
-        ratio = self._ratio
         least = math.ceil(self._threshold * size - 1e-9)  # over every size J >= t allows
+        # No set reaching the threshold is more than size / t long.
+        limit = size + math.floor(size / self._threshold + 1e-9)
+        needed = self._overlap_needed(limit)
+        postings = self._postings
         for position, element in enumerate(self._prefix(elements)):
             left = size - position - 1
             if left + 1 < least:
                 break
-            for (other_size, other_left), items in self._postings.get(element, {}).items():
-                # The overlap J >= t needs; the epsilon keeps float error from raising it.
-                needed = math.ceil(ratio * (size + other_size) - 1e-9)
-                if 1 + min(left, other_left) >= needed:
+            buckets = postings.get(element)
+            if buckets is None:
+                continue
+            for (other_size, other_left), items in buckets.items():
+                total = size + other_size
+                if total <= limit and 1 + (
+                        left if left < other_left else other_left) >= needed[total]:
                     found.update(items)
         return found

@@ -56,17 +56,18 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     channel_findings: dict[str, list[Finding]] = {}
     outside: dict[str, list[Finding]] = {}
     unanchored: dict[str, list[Finding]] = {}
+    memo: dict[str, str] = {}  # each distinct text is redacted once
     for name, entry in job.channels.items():
         files = ChannelFilesView(output=store.read_channel_output(job_id, name),
                                  log=store.read_log(job_id, name))
         result, placed = channel_result(entry, files, scope, include_raw=include_raw,
                                         repo_root=repo_root)
-        result = redact_channel_result(result)
+        result = redact_channel_result(result, memo)
         per_channel[name] = result
         if result.status == "completed":
-            channel_findings[name] = redact_findings(placed.in_diff)
-            outside[name] = redact_findings(placed.outside_diff)
-            unanchored[name] = redact_findings(placed.unanchored)
+            channel_findings[name] = redact_findings(placed.in_diff, memo)
+            outside[name] = redact_findings(placed.outside_diff, memo)
+            unanchored[name] = redact_findings(placed.unanchored, memo)
     secrets = _secret_findings(store, job)
     if secrets:
         channel_findings[SECRET_FINDINGS_SOURCE] = secrets

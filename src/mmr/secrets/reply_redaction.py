@@ -4,7 +4,9 @@ The results pipeline runs every channel's findings and its ``per_channel`` entry
 here once, so JSON, text, markdown, SARIF, GitHub annotations and the job's
 ``results.json`` all get the same redacted text. A finding whose text held a credential
 keeps its place, severity and the rest of its words (only the value becomes
-``<redacted:KIND>``).
+``<redacted:KIND>``). ``memo`` (text → redacted text, one per results run) redacts each
+distinct text once: a finding is met in its channel's entry and again in reconciliation,
+and suggestions repeat.
 """
 
 from __future__ import annotations
@@ -16,22 +18,30 @@ _FINDING_FIELDS = ("location", "description", "suggestion")
 _RESULT_FIELDS = ("error", "raw_output", "recovery")
 
 
-def _redacted(value: str | None) -> str | None:
-    return redact_credentials(value)[0] if value else value
+def _redacted(value: str | None, memo: dict[str, str] | None = None) -> str | None:
+    if not value:
+        return value
+    if memo is None:
+        return redact_credentials(value)[0]
+    out = memo.get(value)
+    if out is None:
+        out = memo[value] = redact_credentials(value)[0]
+    return out
 
 
-def redact_finding(finding: Finding) -> Finding:
+def redact_finding(finding: Finding, memo: dict[str, str] | None = None) -> Finding:
     """The finding with credentials out of its location, description and suggestion."""
     update = {name: new for name in _FINDING_FIELDS
-              if (new := _redacted(getattr(finding, name))) != getattr(finding, name)}
+              if (new := _redacted(getattr(finding, name), memo)) != getattr(finding, name)}
     return finding.model_copy(update=update) if update else finding
 
 
-def redact_findings(findings: list[Finding]) -> list[Finding]:
-    return [redact_finding(finding) for finding in findings]
+def redact_findings(findings: list[Finding], memo: dict[str, str] | None = None) -> list[Finding]:
+    return [redact_finding(finding, memo) for finding in findings]
 
 
-def redact_channel_result(result: ChannelResult) -> ChannelResult:
+def redact_channel_result(result: ChannelResult,
+                          memo: dict[str, str] | None = None) -> ChannelResult:
     """A channel's entry (its findings in every place, error, raw output), redacted."""
     update: dict[str, object] = {
         name: new for name in _RESULT_FIELDS
@@ -39,7 +49,7 @@ def redact_channel_result(result: ChannelResult) -> ChannelResult:
     for name in ("findings", "outside_diff_findings", "unanchored_findings"):
         shown = getattr(result, name)
         if shown:
-            redacted = redact_findings(shown)
+            redacted = redact_findings(shown, memo)
             if redacted != shown:
                 update[name] = redacted
     return result.model_copy(update=update) if update else result
