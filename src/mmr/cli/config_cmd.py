@@ -161,10 +161,13 @@ def path(*, args: Annotated[list[str] | None, positionals_argument("")] = None) 
 
     def run() -> int:
         from mmr.config.paths import project_config_path, user_config_path
+        from mmr.config_edit.unseen import project_file_note
         from mmr.config_edit.views import paths_report
 
         positionals("path", args, 0)
-        say(paths_report(user_config_path(), project_config_path(project_root())))
+        root = project_root()
+        project = project_config_path(root)
+        say(paths_report(user_config_path(), project, project_file_note(project, root)))
         return 0
 
     return guarded(run)

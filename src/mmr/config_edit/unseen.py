@@ -70,6 +70,38 @@ def unseen_by_review(project_root: Path, loaded: LoadedConfig) -> Unseen | None:
     return Unseen(unseen, project.path, in_git=True) if unseen else None
 
 
+def project_file_note(project_path: Path, project_root: Path) -> str | None:
+    """``config path``'s note when review will not read the working-tree ``.mmr.yaml`` as is.
+
+    Review reads the project file from a commit, never from the working tree, and none at
+    all for ``--diff`` or in CI unless trusted (docs/trust.md); a file that exists but is
+    not what ``HEAD`` holds would otherwise look as if it applied.
+    """
+    if not project_path.is_file():
+        return None
+    if not git.is_inside_work_tree(project_root):
+        return (f"note: {project_path} is not read by mmr review outside a git repository "
+                "(pass --trust-project-config to read it)")
+    try:
+        committed: str | None = git.show_file("HEAD", PROJECT_CONFIG_NAME, project_root)
+    except MmrError:
+        committed = None
+    try:
+        current = project_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        current = None
+    if committed is None:
+        state = "is not committed"
+    elif committed != current:
+        state = "differs from HEAD"
+    else:
+        return ("note: mmr review reads .mmr.yaml as committed; --diff and CI runs skip it "
+                "unless --trust-project-config is passed (docs/trust.md)")
+    return (f"note: {project_path} {state}; mmr review reads .mmr.yaml from a commit, so "
+            "commit it (and merge it to the default branch) or pass --trust-project-config "
+            "(docs/trust.md)")
+
+
 def _channel_names(data: dict[str, object]) -> list[str]:
     """A layer's channel names, canonical, in file order."""
     channels = data.get("channels")

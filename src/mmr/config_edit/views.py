@@ -173,8 +173,8 @@ def _show_lines(loaded: LoadedConfig, path: tuple[str, ...], raw: Mapping[str, A
         lines.append(f"{indent}{key}: {text}  # from {source_at(loaded, here)}")
 
 
-def paths_report(user_path: Path, project_path: Path) -> str:
-    """``config path``: the layer search order and where writes go (§8.5)."""
+def paths_report(user_path: Path, project_path: Path, note: str | None = None) -> str:
+    """``config path``: the layer search order and where writes go (§8.5), then ``note``."""
 
     def status(path: Path) -> str:
         return "✓ exists" if path.exists() else "✗ not found"
@@ -187,4 +187,5 @@ def paths_report(user_path: Path, project_path: Path) -> str:
         "  4 CLI flags              (per-invocation)",
         f"write target (default): {project_path}",
         f"                  --global → {user_path}",
+        *([note] if note else []),
     ])

@@ -194,6 +194,24 @@ def test_path_lists_layers_and_write_targets(mmr: MmrRunner, project: Path, user
         "mmr: error: unexpected argument 'extra'\nTry 'mmr config path --help'")
 
 
+def test_path_says_when_review_will_not_read_the_project_file(mmr: MmrRunner, project: Path):
+    """Issue 18: ``✓ exists`` for a file review skips read as if it applied."""
+    import subprocess
+
+    file = project / ".mmr.yaml"
+    write(file, "channels:\n  smol-a:\n    command: smol\n")
+    last = mmr("config", "path").out.splitlines()[-1]
+    assert last == (f"note: {file} is not committed; mmr review reads .mmr.yaml from a "
+                    "commit, so commit it (and merge it to the default branch) or pass "
+                    "--trust-project-config (docs/trust.md)")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "add", ".mmr.yaml"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "config"], cwd=project, check=True)
+    assert "--diff and CI runs skip it" in mmr("config", "path").out.splitlines()[-1]
+    write(file, "channels:\n  smol-b:\n    command: smol\n")
+    assert f"note: {file} differs from HEAD;" in mmr("config", "path").out
+
+
 def test_project_file_is_found_at_the_git_top_level(mmr: MmrRunner, project: Path,
                                                     monkeypatch):
     write(project / ".mmr.yaml", "channels:\n  claude:\n    timeout: 42\n")
