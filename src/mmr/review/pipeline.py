@@ -15,6 +15,7 @@ from mmr.config.schema import MmrConfig
 from mmr.config.selection import select_channels
 from mmr.diff.inputs import check_reviewable, resolve_diff
 from mmr.errors import ChannelSelectionError, ConfigError
+from mmr.git import probe_memo
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
 from mmr.reconcile.verdict import unreachable_floor_warning
 from mmr.review.execute import run_sync_review, start_review_job
@@ -35,6 +36,21 @@ NO_CHANNELS = "No channels enabled. Configure channels or pass --channels."
 
 def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     """Run one review and return what to print on stdout and the exit code."""
+    with probe_memo():  # trust and the diff ask git the same rev-parse questions
+        setup = prepare_review(request, io)                                  # 1-16
+    if isinstance(setup, ReviewOutcome):
+        return setup
+    request, planned = setup.request, list(setup.planned)
+    if not request.sync and not request.dry_run:
+        return start_review_job(setup, io)
+    gate = run_preflight(planned, parallel=setup.loaded.defaults.parallel)   # 17
+    if request.dry_run:                                                      # 18
+        return ReviewOutcome(dry_run_report(gate), 0 if any(r.passed for r in gate) else 1)
+    return run_sync_review(setup, gate, io)                                  # 19-26
+
+
+def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | ReviewOutcome:
+    """Steps 1-16: everything decided before a job exists, or the early outcome."""
     check_request(request)                                                   # 1
     trust = resolve_trust(io.cwd, request.diff_request(), request.trust_flags())  # 3
     io.notice_all(trust.warnings)                                            # 4
@@ -69,18 +85,12 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     planned = plan_channels(names, loaded, prepared, parts)
     io.notice(redaction_notice(planned, prepared))
     committed = secret_findings(list(prepared.hits)) if loaded.defaults.secret_findings else []
-    setup = ReviewSetup(
+    return ReviewSetup(
         request=request, loaded=loaded, trust=trust, proposed=proposed,
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
         excluded_files=diff.excluded_files,
     )
-    if not request.sync and not request.dry_run:
-        return start_review_job(setup, io)
-    gate = run_preflight(planned, parallel=loaded.defaults.parallel)       # 17
-    if request.dry_run:                                                      # 18
-        return ReviewOutcome(dry_run_report(gate), 0 if any(r.passed for r in gate) else 1)
-    return run_sync_review(setup, gate, io)                                  # 19-26
 
 
 def load_review_config(trust: TrustContext, request: ReviewRequest,
