@@ -9,6 +9,8 @@ calls :func:`run_review` and prints the :class:`ReviewOutcome` it gets back. War
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 from mmr.config.loaded import LoadedConfig, ProjectText
 from mmr.config.loader import load_config
 from mmr.config.schema import MmrConfig
@@ -34,8 +36,31 @@ __all__ = ["ReviewIO", "ReviewOutcome", "ReviewRequest", "run_review"]
 NO_CHANNELS = "No channels enabled. Configure channels or pass --channels."
 
 
+#: What the pre-flight and the dispatch import (asyncio alone is ~30 ms): loaded by a
+#: thread while the set-up waits on git, so the first spawn does not wait for it.
+DISPATCH_MODULES = ("anyio._backends._asyncio", "mmr.dispatch.runner",
+                    "mmr.dispatch.interrupts", "mmr.dispatch.versions", "mmr.dispatch.started")
+
+
+def prefetch_dispatch_modules() -> None:
+    """Import :data:`DISPATCH_MODULES` in a daemon thread; a failure is left for the real
+    import to report."""
+    import threading
+
+    def load() -> None:
+        import importlib
+
+        with suppress(Exception):
+            for name in DISPATCH_MODULES:
+                importlib.import_module(name)
+
+    threading.Thread(target=load, name="mmr-prefetch", daemon=True).start()
+
+
 def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     """Run one review and return what to print on stdout and the exit code."""
+    if request.sync or request.dry_run:
+        prefetch_dispatch_modules()
     with probe_memo():  # trust and the diff ask git the same rev-parse questions
         setup = prepare_review(request, io)                                  # 1-16
     if isinstance(setup, ReviewOutcome):
