@@ -151,12 +151,15 @@ async def _spawn_then_mark(request: ProcessRequest, plan: ChannelPlan, ctx: Disp
         spawned.set()
 
     async def mark() -> None:
-        await spawned.wait()
-        try:
-            await _mark_running(plan, ctx, attempt, started_at)
-        except Exception as exc:
-            failure.append(exc)
-            group.cancel_scope.cancel()
+        # Shielded: an interrupt still finds ``running`` (and its started_at) written, as
+        # when the write came first; the host's ``finally`` always sets ``spawned``.
+        with anyio.CancelScope(shield=True):
+            await spawned.wait()
+            try:
+                await _mark_running(plan, ctx, attempt, started_at)
+            except Exception as exc:
+                failure.append(exc)
+                group.cancel_scope.cancel()
 
     outcome: list[ProcessOutcome] = []
     async with anyio.create_task_group() as group:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
+
+from mmr.dispatch.runner import dispatch_all
 from mmr.store.jobs import JobStore
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.dispatch.dispatch_helpers import CLEAN_REPLY, channel, new_job, plan
@@ -74,3 +77,26 @@ def test_a_failing_running_write_fails_the_channel_alone(fake_cli: FakeCliFactor
     assert outcome.error is not None and "No space left on device" in outcome.error
     assert "OSError" in outcome.error and "ExceptionGroup" not in outcome.error
     assert job.status("codex")["status"] == "failed"  # the child was stopped, not waited for
+
+
+def test_an_interrupt_right_after_the_spawn_still_records_running(fake_cli: FakeCliFactory,
+                                                                  tmp_path: Path) -> None:
+    fake_cli("codex", stdout=CLEAN_REPLY, sleep=30)
+    job, store = _job(tmp_path, ["codex"])
+    write_pid = store.write_pid
+
+    async def main() -> None:
+        with anyio.CancelScope() as scope:
+            def cancel_on_spawn(job_id: str, name: str, pid: int) -> None:
+                write_pid(job_id, name, pid)
+                scope.cancel()  # Ctrl-C between the spawn and the running write
+
+            store.write_pid = cancel_on_spawn  # type: ignore[method-assign]
+            await dispatch_all([plan("codex", channel("codex"))], job.context())
+
+    anyio.run(main)
+
+    assert store.order == ["pid codex", "running codex", "failed codex"]
+    status = job.status("codex")
+    assert status["status"] == "failed" and status["reason"] == "interrupted"
+    assert "started_at" in status
