@@ -83,7 +83,7 @@ def fanout(width: int, sleep: float, runs: int,
             (root / "bin" / f"fake{index}").write_text(
                 FAKE.format(python=sys.executable, sleep=sleep))
         size_file = root / "prompt-size"
-        review = [*mmr_command(), "review", "--base", "main", "--sync", "--quiet"]
+        review = [*mmr_command(), "review", "--base", "main", "--sync", "--quiet", "--no-cache"]
         envs = {label: {**env, **extra} for label, extra in variants.items()}
         for variant_env in envs.values():  # warm: .pyc files, version cache
             _, code, _ = timed(review, repo, {**variant_env, "BENCH_PROMPT_SIZE": str(size_file)})

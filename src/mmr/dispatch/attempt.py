@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
+
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.dispatch.failure_reason import StuckWatch, failure_log, stuck_log
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
@@ -118,7 +120,7 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
             argv = _argv(plan, ctx, channel, prompt_file, posture)
         except MmrError as exc:
             return AttemptResult("failed", None, log=str(exc))
-        started_at = await _mark_running(plan, ctx, attempt)
+        started_at = iso_timestamp()
         spool = await in_thread(ctx.store.stdout_spool_path, ctx.job_id, plan.name)
         request = ProcessRequest(
             tuple(argv), cwd=posture.cwd, env=posture.env,
@@ -127,9 +129,7 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
             label=plan.name, stdout_path=spool, max_capture_bytes=MAX_REPLY_BYTES,
             give_up=StuckWatch() if channel.stderr == "capture" else None,
         )
-        outcome = await run_process(
-            request, on_spawn=lambda pid: ctx.store.write_pid(ctx.job_id, plan.name, pid)
-        )
+        outcome = await _spawn_then_mark(request, plan, ctx, attempt, started_at)
     finally:
         posture.cleanup()
     if not outcome.truncated:  # the reply (if any) is in memory and goes to <ch>.json
@@ -141,8 +141,50 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
     return result
 
 
-async def _mark_running(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> str:
-    started_at = iso_timestamp()
+async def _spawn_then_mark(request: ProcessRequest, plan: ChannelPlan, ctx: DispatchContext,
+                           attempt: int, started_at: str) -> ProcessOutcome:
+    """Run the child, writing ``running`` (a locked store write) once it is spawned.
+
+    The write waits for the spawn so no channel's start queues behind the job lock (issue
+    19); it still lands before the caller's terminal status, and a spawn that fails writes
+    it too, so the status file goes through the same states. A failing write stops the
+    child and is raised, as it was when the write came first.
+    """
+    spawned = anyio.Event()
+    failure: list[BaseException] = []
+
+    def on_spawn(pid: int) -> None:
+        ctx.store.write_pid(ctx.job_id, plan.name, pid)
+        spawned.set()
+
+    async def mark() -> None:
+        # Shielded: an interrupt still finds ``running`` (and its started_at) written, as
+        # when the write came first; the host's ``finally`` always sets ``spawned``.
+        with anyio.CancelScope(shield=True):
+            await spawned.wait()
+            try:
+                await _mark_running(plan, ctx, attempt, started_at)
+            except Exception as exc:
+                failure.append(exc)
+                group.cancel_scope.cancel()
+
+    outcome: list[ProcessOutcome] = []
+    async with anyio.create_task_group() as group:
+        group.start_soon(mark)
+        try:
+            outcome.append(await run_process(request, on_spawn=on_spawn))
+        except Exception as exc:  # raised below as itself, not inside an exception group
+            failure.append(exc)
+        finally:
+            spawned.set()
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+async def _mark_running(plan: ChannelPlan, ctx: DispatchContext, attempt: int,
+                        started_at: str | None = None) -> str:
+    started_at = started_at or iso_timestamp()
     await update_status(ctx, plan.name, status="running", started_at=started_at,
                         completed_at=None, reason=None, telemetry=None,
                         output_parser=plan.output_parser)

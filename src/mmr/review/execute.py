@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from mmr.config.paths import jobs_dir, sessions_dir
@@ -123,6 +124,7 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
 
     from mmr.dispatch.interrupts import run_until_interrupted
     from mmr.dispatch.runner import dispatch_all
+    from mmr.dispatch.started import StartWatch
 
     plans = [r.planned.plan for r in gate if r.passed and r.planned.plan is not None]
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
@@ -133,18 +135,28 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
         from mmr.dispatch.versions import record_cli_versions_async
 
         versions_recorded = anyio.Event()
+        # Side work waits for every channel's spawn, so no spawn waits for it (issue 19).
+        watch = StartWatch([p.name for p in plans], ctx.on_event)
 
         async def record_versions() -> None:
+            await watch.started.wait()
             await record_cli_versions_async(store, job_id, {p.name: p.channel for p in plans})
             versions_recorded.set()
+
+        async def warm_up_later() -> None:
+            await watch.started.wait()
+            await anyio.to_thread.run_sync(warm_up)
 
         async with anyio.create_task_group() as group:
             # Which CLI versions reviewed this job, probed beside the dispatch (no wall time).
             group.start_soon(record_versions)
             outcomes = {}
             if plans:
-                group.start_soon(anyio.to_thread.run_sync, warm_up)
-                outcomes = await dispatch_all(plans, ctx)
+                group.start_soon(warm_up_later)
+                try:
+                    outcomes = await dispatch_all(plans, replace(ctx, on_event=watch))
+                finally:
+                    watch.give_up()
             # Every reply came from the cache: no CLI ran, so no version is worth a wait.
             if not outcomes or not all(o.cached for o in outcomes.values()):
                 with anyio.move_on_after(VERSION_GRACE_S):
@@ -187,7 +199,6 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     so ``mmr reconcile`` cannot slip a channel in before this run's ``results.json`` lands.
     ``gated`` runs once the gate statuses are on disk, before anything is dispatched.
     """
-    from mmr.review.results import job_results, save_results
     from mmr.store.held import holding
 
     # A write the store refuses from here on is held in memory: the verdict is still built.
@@ -197,6 +208,8 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
             if gated is not None:
                 gated()
             dispatch_job(plan, store, job_id, gate, io)                      # 24, 25
+            from mmr.review.results import job_results, save_results  # imported while they ran
+
             results = job_results(store, job_id, warn=io.notice)             # 26
             save_results(store, results, warn=io.notice)
         finally:  # an interrupted run says so too
