@@ -164,9 +164,12 @@ def _record(config: dict[str, Any], facts: dict[str, Any]) -> None:
     path = config.get("record_to")
     if not path:
         return
-    line = json.dumps(facts) + "\n"
-    with Path(path).open("a", encoding="utf-8") as handle:
-        handle.write(line)
+    line = (json.dumps(facts) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:  # one append per record, so a reader never sees two fakes' lines interleaved
+        os.write(fd, line)
+    finally:
+        os.close(fd)
 
 
 def main(config_json: str = "{}") -> int:
