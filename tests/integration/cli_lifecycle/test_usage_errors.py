@@ -15,24 +15,16 @@ import pytest
 import typer
 
 from mmr.cli.app import app
-from mmr.cli.introspect import command_spec, is_group
+from mmr.cli.introspect import command_spec
 from tests.cli_runner import RunMmr
+from tests.unit.cli.test_commands_manifest import registered_paths
 
 ROOT = typer.main.get_command(app)
 
 
 def leaf_paths() -> list[tuple[str, ...]]:
     """Every visible leaf command: top-level commands and each sub-command of a group."""
-    paths: list[tuple[str, ...]] = []
-    for name, command in ROOT.commands.items():
-        if getattr(command, "hidden", False):
-            continue
-        if is_group(command):
-            paths += [(name, sub) for sub, leaf in command.commands.items()
-                      if not getattr(leaf, "hidden", False)]
-        else:
-            paths.append((name,))
-    return paths
+    return registered_paths()
 
 
 def leaf(path: tuple[str, ...]) -> object:

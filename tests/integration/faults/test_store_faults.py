@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,8 +80,9 @@ def _no_traceback(err: str) -> None:
     assert "this is a bug" not in err
 
 
-def test_a_channel_flooding_a_20mb_store_keeps_the_verdict(
-        small_home: Path, repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
+def _review_with_a_300mb_flood(repo: GitRepo, fake_cli: FakeCliFactory,
+                               run_mmr: RunMmr) -> tuple[Any, dict[str, Any]]:
+    """Two good channels and one printing 300 MB: the verdict of the two must survive."""
     fake_cli("ok1", stdout=CLEAN)
     fake_cli("ok2", stdout={"approved": True, "findings": [ADVISORY], "summary": "one nit"})
     fake_cli("bad", stdout=CLEAN, print_bytes=300 * 1000 * 1000)
@@ -91,6 +93,12 @@ def test_a_channel_flooding_a_20mb_store_keeps_the_verdict(
     _no_traceback(result.err)
     doc = json.loads(result.out)
     assert result.code == 0 and doc["verdict"] == "degraded-pass"
+    return result, doc
+
+
+def test_a_channel_flooding_a_20mb_store_keeps_the_verdict(
+        small_home: Path, repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
+    _, doc = _review_with_a_300mb_flood(repo, fake_cli, run_mmr)
     assert doc["per_channel"]["bad"]["status"] == "failed"
     assert doc["per_channel"]["ok2"]["status"] == "completed"
 
@@ -220,16 +228,7 @@ def _read_back(run_mmr: RunMmr, repo: GitRepo, job_id: str, *, results_code: int
 def test_a_flood_filling_the_store_keeps_the_verdict_and_says_the_spool_is_short(
         small_home: Path, repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
     """10 MB is less than the 16 MiB spool: the flood itself fills the store."""
-    fake_cli("ok1", stdout=CLEAN)
-    fake_cli("ok2", stdout={"approved": True, "findings": [ADVISORY], "summary": "one nit"})
-    fake_cli("bad", stdout=CLEAN, print_bytes=300 * 1000 * 1000)
-    write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"},
-                       "bad": {"command": "bad", "timeout": 120}, **NO_COMPENSATOR},
-                      defaults=NO_COMPENSATOR_DEFAULTS)
-    result = run_mmr("review", "--sync", "--channels", "ok1,ok2,bad", cwd=repo.root)
-    _no_traceback(result.err)
-    doc = json.loads(result.out)
-    assert result.code == 0 and doc["verdict"] == "degraded-pass"
+    result, doc = _review_with_a_300mb_flood(repo, fake_cli, run_mmr)
     assert [doc["per_channel"][n]["status"] for n in ("ok1", "ok2", "bad")] == \
         ["completed", "completed", "failed"]
     assert f"cannot write stdout to {small_home}" in doc["per_channel"]["bad"]["error"]
