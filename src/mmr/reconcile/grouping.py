@@ -201,7 +201,7 @@ class Grouper:
             self._by_signature.setdefault(f.signature, []).append(group)
             if crowded:
                 self._index(self._shingle_index, nloc, FUZZY_THRESHOLD,
-                            lambda a: a.shingle).add(f.shingle, group)
+                            lambda a: a.shingle, meetings=2).add(f.shingle, group)
         if crowded:
             if f.words:
                 self._index(self._word_index, nloc, REWORDED_THRESHOLD,
@@ -211,11 +211,13 @@ class Grouper:
         return group
 
     def _index(self, indexes: dict[str, PrefixIndex[Group]], nloc: str, threshold: float,
-               elements: Callable[[Attributed], frozenset[str]]) -> PrefixIndex[Group]:
+               elements: Callable[[Attributed], frozenset[str]],
+               meetings: int = 1) -> PrefixIndex[Group]:
         index = indexes.get(nloc)
         if index is None:
             universe = (elements(a) for a in self._at_location[nloc])
-            index = indexes[nloc] = PrefixIndex(threshold, universe)
+            index = indexes[nloc] = PrefixIndex(threshold, universe, meetings=meetings,
+                                                complete=True)
         return index
 
     def _add(self, group: Group, f: Attributed) -> None:

@@ -12,6 +12,7 @@ and a pile of findings at one location costs near-linear time instead of all pai
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right, insort
 from collections import Counter
 from collections.abc import Iterable
 from itertools import chain
@@ -25,19 +26,35 @@ class PrefixIndex(Generic[T]):
 
     Postings keep each element's position and the set's size, so a candidate whose
     remaining elements cannot reach the overlap the threshold needs is dropped while it
-    is found (the positional filter of PPJoin, Xiao et al. 2008).
+    is found (the positional filter of PPJoin, Xiao et al. 2008). With ``meetings=2`` the
+    prefixes are one element longer and an item must be met twice: a pile of findings
+    that share one rare gram by chance (ever more of them as the pile grows) is no
+    longer verified pair by pair.
     """
 
-    def __init__(self, threshold: float, universe: Iterable[frozenset[str]]) -> None:
+    def __init__(
+        self,
+        threshold: float,
+        universe: Iterable[frozenset[str]],
+        *,
+        meetings: int = 1,
+        complete: bool = False,
+    ) -> None:
+        if meetings not in (1, 2):
+            raise ValueError(f"meetings must be 1 or 2, not {meetings}")
+        self._meetings = meetings
         counts = Counter(chain.from_iterable(universe))
         # Rarest first; ties in the order first met, which is as fixed as any other order.
         ordered = sorted(counts, key=counts.__getitem__)
         self._rank = dict(zip(ordered, range(len(ordered)), strict=True))
+        #: With a ``complete`` universe (every set to be added or looked up, each once),
+        #: the ranks under this belong to one set only: no other set can meet them.
+        self._alone = bisect_left(ordered, 2, key=counts.__getitem__) if complete else 0
         self._threshold = threshold
         self._ratio = threshold / (1 + threshold)
         #: The overlap two sets of ``n`` elements in all need, by ``n``, grown on demand.
         self._needed: list[int] = []
-        self._postings: dict[int, dict[tuple[int, int], list[T]]] = {}
+        self._postings: dict[int, _Posting[T]] = {}
         self._last: tuple[frozenset[str], list[int]] | None = None
 
     def _prefix(self, elements: frozenset[str]) -> list[int]:
@@ -45,8 +62,9 @@ class PrefixIndex(Generic[T]):
         if self._last is not None and self._last[0] is elements:
             return self._last[1]  # a finding that founds a group was just looked up
         size = len(elements)
-        # floor, not ceil: never shorter than the exact bound, whatever the float rounding.
-        keep = min(size, size - math.floor(self._threshold * size) + 1)
+        # floor, not ceil: never shorter than the exact bound, whatever the float rounding;
+        # ``meetings - 1`` elements past it (see ``candidates``).
+        keep = min(size, size - math.floor(self._threshold * size) + self._meetings)
         rank = self._rank
         try:
             ranked = sorted(map(rank.__getitem__, elements))
@@ -69,38 +87,78 @@ class PrefixIndex(Generic[T]):
     def add(self, elements: frozenset[str], item: T) -> None:
         size = len(elements)
         postings = self._postings
+        alone = self._alone
         for position, element in enumerate(self._prefix(elements)):
-            buckets = postings.get(element)
-            if buckets is None:
-                postings[element] = {(size, size - position - 1): [item]}
-            else:
-                buckets.setdefault((size, size - position - 1), []).append(item)
+            if element < alone:
+                continue
+            posting = postings.get(element)
+            if posting is None:
+                posting = postings[element] = _Posting()
+            posting.add(size, size - position - 1, item)
 
     def candidates(self, elements: frozenset[str]) -> set[T]:
         """Every added item whose set may reach the threshold with ``elements``.
 
-        An item is met first at the first element the two sets share, which both orders
-        put in both prefixes; the overlap is then at most one plus the shorter rest, so a
-        whole bucket of (size, rest) whose bound is under the overlap the threshold needs
-        is skipped unread. Meeting an item again later can only give a lower bound.
+        Two sets of total size ``n`` reaching the threshold share ``a >= needed[n]``
+        elements, and ``a >= least`` (the threshold times the probe's size). The first
+        ``meetings`` elements they share are in both prefixes, so with two meetings an
+        item is a candidate only when met twice (once when ``least`` is 1). When the
+        ``j``-th shared element is met, ``j - 1`` are behind it and at most the shorter
+        rest of the two sets after it, so a bucket of (size, rest) whose ``j + rest`` is
+        under the overlap needed cannot hold a ``j``-th meeting and is skipped unread.
         """
-        found: set[T] = set()
+        seen: set[T] = set()
+        twice: set[T] = set()
+        slack = self._meetings
         size = len(elements)
         least = math.ceil(self._threshold * size - 1e-9)  # over every size J >= t allows
-        # No set reaching the threshold is more than size / t long.
+        # No set reaching the threshold is more than size / t long, nor under t * size.
         limit = size + math.floor(size / self._threshold + 1e-9)
         needed = self._overlap_needed(limit)
         postings = self._postings
         for position, element in enumerate(self._prefix(elements)):
             left = size - position - 1
-            if left + 1 < least:
+            if left + slack < least:
                 break
-            buckets = postings.get(element)
-            if buckets is None:
+            posting = postings.get(element)
+            if posting is None:
                 continue
-            for (other_size, other_left), items in buckets.items():
-                total = size + other_size
-                if total <= limit and 1 + (
-                        left if left < other_left else other_left) >= needed[total]:
-                    found.update(items)
-        return found
+            sizes = posting.sizes
+            # needed[] never decreases: the totals whose need ``left`` can still meet.
+            top = bisect_right(needed, left + slack, 0, limit + 1) - 1 - size
+            for other_size in sizes[bisect_left(sizes, least):bisect_right(sizes, top)]:
+                need = needed[size + other_size]
+                first = left + 1 >= need
+                for other_left, items in posting.by_size[other_size]:
+                    if other_left + slack < need:
+                        break
+                    if slack > 1 and seen:
+                        twice.update(seen.intersection(items))
+                    if first and other_left + 1 >= need:
+                        seen.update(items)
+        return twice if slack > 1 and least > 1 else seen
+
+
+class _Posting(Generic[T]):
+    """The items whose prefix holds one element, by set size, most elements after first."""
+
+    __slots__ = ("buckets", "by_size", "sizes")
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+        self.by_size: dict[int, list[tuple[int, list[T]]]] = {}
+        self.buckets: dict[tuple[int, int], list[T]] = {}
+
+    def add(self, size: int, left: int, item: T) -> None:
+        bucket = self.buckets.get((size, left))
+        if bucket is None:
+            bucket = self.buckets[size, left] = []
+            by_left = self.by_size.get(size)
+            if by_left is None:
+                insort(self.sizes, size)
+                by_left = self.by_size[size] = []
+            index = 0
+            while index < len(by_left) and by_left[index][0] > left:
+                index += 1
+            by_left.insert(index, (left, bucket))
+        bucket.append(item)

@@ -30,13 +30,17 @@ def _random_sets(rng: random.Random, count: int) -> list[frozenset[str]]:
     return sets
 
 
+@pytest.mark.parametrize("meetings", [1, 2])
 @pytest.mark.parametrize("threshold", [0.7, 0.8, 0.5])
 @pytest.mark.parametrize("seed", range(12))
-def test_every_similar_pair_is_a_candidate(threshold: float, seed: int) -> None:
+def test_every_similar_pair_is_a_candidate(threshold: float, seed: int, meetings: int) -> None:
     rng = random.Random(seed)
     sets = _random_sets(rng, 60)
     universe = sets[: len(sets) // 2] if seed % 2 else sets  # odd seeds: elements unseen
-    index: PrefixIndex[int] = PrefixIndex(threshold, universe)
+    # Even seeds: the universe is every set, so elements of one set alone are not indexed.
+    index: PrefixIndex[int] = PrefixIndex(
+        threshold, universe, meetings=meetings, complete=not seed % 2
+    )
     added: list[frozenset[str]] = []
     pairs = 0
     for number, elements in enumerate(sets):
