@@ -130,6 +130,14 @@ class RealEnv:
         entry: dict[str, Any] = run.json()["per_channel"][channel]
         return entry
 
+    def doctor_row(self, channel: str) -> dict[str, Any]:
+        """``channel``'s row of ``mmr doctor --format json``."""
+        run = self.mmr("doctor", "--format", "json")
+        rows = {row["name"]: row for row in run.json()}
+        assert channel in rows, run.out
+        row: dict[str, Any] = rows[channel]
+        return row
+
     def only(self, channel: str, **channel_config: Any) -> None:
         """A user config where ``channel`` is the one enabled built-in."""
         doc: dict[str, Any] = {

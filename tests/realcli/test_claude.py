@@ -64,16 +64,14 @@ def test_logged_out_is_auth_failed_with_the_real_login_command(real: RealEnv) ->
 
 def test_doctor_reports_ready_then_logged_out(real: RealEnv) -> None:
     real.only("claude")
-    run = real.mmr("doctor", "--format", "json")
-    rows = {row["name"]: row for row in run.json()}
-    assert rows["claude"]["status"] == "ok", run.out
-    assert rows["claude"]["version"].startswith("2.1.332")
+    row = real.doctor_row("claude")
+    assert row["status"] == "ok", row
+    assert row["version"].startswith("2.1.332")
     del real.env["ANTHROPIC_API_KEY"]
-    run = real.mmr("doctor", "--format", "json")
-    rows = {row["name"]: row for row in run.json()}
-    assert rows["claude"]["status"] == "auth_failed"
-    assert rows["claude"]["recovery"].startswith("claude auth login")
-    assert rows["claude"]["recovery"].endswith(
+    row = real.doctor_row("claude")
+    assert row["status"] == "auth_failed"
+    assert row["recovery"].startswith("claude auth login")
+    assert row["recovery"].endswith(
         "the check said: Not logged in. Run claude auth login to authenticate.")
     assert real.api.sent("anthropic") == []
 

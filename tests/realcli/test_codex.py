@@ -46,18 +46,16 @@ def test_api_errors_fail_with_codex_reason_and_no_prompt(real: RealEnv, reply: m
 
 def test_env_key_provider_passes_the_auth_check_and_no_key_fails(real: RealEnv) -> None:
     real.only("codex")
-    run = real.mmr("doctor", "--format", "json")
-    rows = {row["name"]: row for row in run.json()}
-    assert rows["codex"]["status"] == "ok", run.out  # `codex login status` says Not logged in
-    assert rows["codex"]["version"] == "codex-cli 0.171.0"
+    row = real.doctor_row("codex")
+    assert row["status"] == "ok", row  # `codex login status` says Not logged in
+    assert row["version"] == "codex-cli 0.171.0"
     del real.env["MOCK_API_KEY"]
-    run = real.mmr("doctor", "--format", "json")
-    rows = {row["name"]: row for row in run.json()}
-    assert rows["codex"]["status"] == "auth_failed"
-    assert rows["codex"]["recovery"].startswith("codex login")
+    row = real.doctor_row("codex")
+    assert row["status"] == "auth_failed"
+    assert row["recovery"].startswith("codex login")
     said = "the check said: Not logged in, and MOCK_API_KEY (env_key of model provider " \
            "mock) is not set"
-    assert rows["codex"]["recovery"].endswith(said)
+    assert row["recovery"].endswith(said)
     review = real.mmr("review", "--sync", "--quiet", "--channels", "codex")
     assert review.code == 1
     assert "codex: failed — codex login" in review.err and said in review.err

@@ -39,20 +39,18 @@ def test_api_errors_fail_with_opencodes_reason_without_ansi(real: RealEnv,
 
 def test_auth_check_makes_no_model_call_and_needs_a_configured_model(real: RealEnv) -> None:
     real.only("opencode")
-    run = real.mmr("doctor", "--format", "json")
-    rows = {row["name"]: row for row in run.json()}
-    assert rows["opencode"]["status"] == "ok", run.out
-    assert rows["opencode"]["version"] == "1.18.33"
+    row = real.doctor_row("opencode")
+    assert row["status"] == "ok", row
+    assert row["version"] == "1.18.33"
     assert real.api.sent("chat") == []  # no round trip, so no 30 s hang
     (real.home / ".config" / "opencode" / "opencode.json").write_text("{}")
-    run = real.mmr("doctor", "--format", "json")
-    rows = {row["name"]: row for row in run.json()}
+    row = real.doctor_row("opencode")
     # Without the user's own model opencode would answer with a free default: not ready.
-    assert rows["opencode"]["status"] == "auth_failed"
-    assert rows["opencode"]["recovery"].startswith("opencode auth login")
+    assert row["status"] == "auth_failed"
+    assert row["recovery"].startswith("opencode auth login")
     said = 'the check said: no "model" in the opencode config, and opencode auth list has ' \
            "0 credentials"
-    assert rows["opencode"]["recovery"].endswith(said)
+    assert row["recovery"].endswith(said)
     review = real.mmr("review", "--sync", "--quiet", "--channels", "opencode")
     assert review.code == 1
     assert "opencode: failed — opencode auth login" in review.err and said in review.err

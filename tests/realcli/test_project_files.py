@@ -130,8 +130,7 @@ def test_no_project_local_file_of_the_reviewed_repo_takes_effect(real: RealEnv,
     real.only(cli)
     entry = real.review(cli)
     assert entry["status"] == "completed", entry
-    doctor = real.mmr("doctor", "--format", "json")
-    assert {row["name"]: row for row in doctor.json()}[cli]["status"] == "ok", doctor.out
+    assert real.doctor_row(cli)["status"] == "ok"
     assert real.api.sent(KIND[cli]), f"{cli} never called the model API"
     assert _effects(real, marker) == []
     assert _tree(real.repo.root) == before
