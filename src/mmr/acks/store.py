@@ -192,7 +192,7 @@ def _read_directory(directory: Path) -> ScopeContents:
 
 def _read_ack_file(path: Path, key: str) -> tuple[AckRecord | None, str | None]:
     """The record, or the reason it is skipped (neither when the file vanished meanwhile)."""
-    data = _ack_file_bytes(path)
+    data = ack_file_bytes(path)
     if not isinstance(data, bytes):
         return None, data
     try:
@@ -207,7 +207,7 @@ def _read_ack_file(path: Path, key: str) -> tuple[AckRecord | None, str | None]:
     return None, "missing or mistyped fields"
 
 
-def _ack_file_bytes(path: Path) -> bytes | str | None:
+def ack_file_bytes(path: Path) -> bytes | str | None:
     """The content of a plain, small file; else the skip reason (None: it vanished)."""
     too_large = f"larger than {MAX_ACK_BYTES // 1024} KiB"
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mmr.acks.store import ack_file_bytes
 from mmr.config.loaded import LoadedConfig
 from mmr.models import GatedAck, Ratification
 from mmr.review.request import ReviewRequest
@@ -21,8 +22,6 @@ from mmr.trust.modes import TrustContext
 from mmr.trust.ratification import GateBlock
 from mmr.vocabulary import EXIT_BLOCKED
 
-#: An ack file larger than this is not read for the listing (it is still gated).
-MAX_ACK_BYTES = 64 * 1024
 MAX_FIELD_CHARS = 200
 
 
@@ -38,10 +37,14 @@ def gated_ack(root: Path, file: str) -> GatedAck:
     path = root / file
     try:
         inside = path.resolve().is_relative_to((root / ".mmr" / "acks").resolve())
-        if not inside or path.is_symlink() or path.stat().st_size > MAX_ACK_BYTES:
-            return GatedAck(file=file)
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, RuntimeError):  # a symlink loop
+        return GatedAck(file=file)
+    raw = ack_file_bytes(path) if inside else None  # the ack store's own checks and cap
+    if not isinstance(raw, bytes):
+        return GatedAck(file=file)
+    try:
+        data = json.loads(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):  # RecursionError: a planted file nested too deep
         return GatedAck(file=file)
     if not isinstance(data, dict):
         return GatedAck(file=file)
