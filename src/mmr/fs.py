@@ -94,8 +94,6 @@ def atomic_write_bytes(path: Path, data: bytes, *, follow_symlinks: bool = False
         except BaseException:
             remove_if_present(tmp)
             raise
-    except StoreWriteError:
-        raise
     except OSError as exc:
         if exc.errno in WRITE_FAULTS:
             raise StoreWriteError(path, exc) from exc

@@ -23,8 +23,8 @@ DEFAULT_FIX_THRESHOLD: Severity = "P2"
 
 Verdict = Literal["pass", "degraded-pass", "blocked", "needs-user-decision"]
 
-#: Exit codes (ch. 04 §5.5). 1 is also "still running" for ``results``/``reconcile``;
-#: a usage error is 1, never 2, because 2 means ``blocked``.
+#: Exit codes (ch. 04 §5.5, with mmr's 4-6 in README's table); a usage error is 1,
+#: never 2, because 2 means ``blocked``.
 EXIT_PASS = 0
 EXIT_ERROR = 1
 EXIT_BLOCKED = 2

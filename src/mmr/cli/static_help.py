@@ -16,16 +16,17 @@ def static_help(args: Sequence[str]) -> str | None:
     tokens = list(args)
     if not tokens:
         return None
+    word_help = tokens[0] == "help" and not any(t.startswith("-") for t in tokens)
+    options = tokens[: tokens.index("--")] if "--" in tokens else tokens
+    if not word_help and ("--help" not in options or "--version" in options):
+        return None  # not a help request: the texts are not even imported
     from mmr.cli.help_texts import HELP, WIDTH
 
-    if tokens[0] == "help" and not any(t.startswith("-") for t in tokens):
+    if word_help:
         key = " ".join(tokens[1:])  # `mmr help config set`
         if key not in HELP:
             return None
     else:
-        options = tokens[: tokens.index("--")] if "--" in tokens else tokens
-        if "--help" not in options or "--version" in options:
-            return None
         path: list[str] = []
         for token in tokens:
             # No command name starts with "-": a flag (or a negative number) ends the path.

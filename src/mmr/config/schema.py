@@ -29,7 +29,7 @@ from mmr.config.channel_schema import (
 )
 from mmr.config.model_base import ConfigModel, Days, Seconds
 from mmr.types import NumberValue, PositiveInt, StrictBool, StrictStr
-from mmr.vocabulary import Format, Severity
+from mmr.vocabulary import DEFAULT_FIX_THRESHOLD, Format, Severity
 
 __all__ = [
     "COMPENSATOR_EMPTY", "REGISTERED_PARSER_NAMES", "RETRY_TRIGGERS", "ChannelConfig",
@@ -123,7 +123,8 @@ class CompensatorConfig(ConfigModel):
 
 class Defaults(ConfigModel):
     fix_threshold: Severity = Field(
-        "P2", description="Findings at or above this severity block the change (exit 2).")
+        DEFAULT_FIX_THRESHOLD,
+        description="Findings at or above this severity block the change (exit 2).")
     min_completed_channels: PositiveInt = Field(
         2, description="Channels that must complete; with fewer the verdict is "
                        "needs-user-decision (exit 3).")

@@ -3,7 +3,8 @@
 Both re-enter the review at "parse": every channel's stored output is parsed, reconciled
 and gated afresh (with today's acks, per the job's persisted trust policy), the JSON form
 overwrites ``results.json``, and the exit code is the verdict's. A job whose channels are
-still running is refused with exit 1 — a fire-and-forget review's worker may still be
+still running is waited for (``--wait-timeout``), or refused with exit 6 (still running)
+under ``--no-wait`` or at the timeout — a fire-and-forget review's worker may still be
 writing it — so neither command ever reports a half-finished job.
 
 A job that was interrupted (a channel ``failed`` with reason ``interrupted``: SIGINT or

@@ -135,7 +135,7 @@ def holding(job_dir: Path) -> Iterator[HeldWrites]:
 
 
 def holder(path: Path) -> HeldWrites | None:
-    """The active hold of the job ``path`` belongs to (the job dir or a file up to two
+    """The active hold of the job ``path`` belongs to (the job dir or a file up to three
     levels below it), if any."""
     if not _active:
         return None
