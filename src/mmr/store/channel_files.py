@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mmr.fs import atomic_write_text, dumps_json, ensure_private_dir
+from mmr.secrets.critique_redaction import redact_credentials
 from mmr.store import held
 from mmr.store.layout import JobPaths
 
@@ -54,11 +55,13 @@ class ChannelFiles:
         return data.decode("utf-8", "surrogateescape")
 
     def write_log(self, job_id: str, channel: str, text: str) -> None:
-        held.write_text(self._write_target(job_id, channel, ".log"), text, durable=False)
+        """``<ch>.log``: a CLI's own words (stderr, claude's stdout envelope), so redacted."""
+        held.write_text(self._write_target(job_id, channel, ".log"),
+                        redact_credentials(text)[0], durable=False)
 
     def append_log(self, job_id: str, channel: str, line: str) -> None:
-        """Add one line to ``<ch>.log`` (creating it)."""
-        append_line(self._write_target(job_id, channel, ".log"), line)
+        """Add one line to ``<ch>.log`` (creating it), redacted like :meth:`write_log`."""
+        append_line(self._write_target(job_id, channel, ".log"), redact_credentials(line)[0])
 
     def read_log(self, job_id: str, channel: str) -> str | None:
         return _read_text(self._channel_path(job_id, channel, ".log"))

@@ -304,6 +304,17 @@ def test_an_injected_object_reads_back_as_json_text(store: JobStore) -> None:
     assert output is not None and json.loads(output) == document
 
 
+def test_channel_logs_are_stored_redacted(store: JobStore) -> None:
+    """A CLI's own words go to ``<ch>.log`` (claude's failing stdout envelope included)."""
+    token = "ghp_" + "R3alLook1ngT0ken" * 2 + "abcd"
+    job = _create(store)
+    store.write_log(job.job_id, "claude", f"Channel failed: invalid key {token}")
+    store.append_log(job.job_id, "claude", f"retry with {token}")
+    log = (store.root / job.job_id / "channels" / "claude.log").read_text()
+    assert token not in log
+    assert log.startswith("Channel failed: invalid key ") and "retry with " in log
+
+
 def test_logs_pids_prompts_and_clearing_an_attempt(store: JobStore) -> None:
     job = _create(store)
     store.write_log(job.job_id, "codex", "first")
