@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import re
 
+from mmr.formatters.sanitize import visible_controls
+
 #: CSI/OSC escape sequences and other C0 controls except tab and newline.
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|"
                    r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -28,8 +30,9 @@ STUCK_REPEATS = 3
 
 
 def strip_ansi(text: str) -> str:
-    """``text`` without terminal escape sequences or control characters."""
-    return _ANSI.sub("", text.replace("\r\n", "\n"))
+    """``text`` without terminal escape sequences or C0 controls; C1 controls and bidi
+    overrides (which no colour code uses) are kept visible as escapes."""
+    return visible_controls(_ANSI.sub("", text.replace("\r\n", "\n")))
 
 
 def drop_prompt(text: str, prompt: str | None) -> str:

@@ -44,6 +44,7 @@ from mmr.dispatch.http_security import (
 )
 from mmr.dispatch.http_transport import Exchange, exchange
 from mmr.dispatch.plan import AuthResult
+from mmr.formatters.sanitize import visible_controls
 from mmr.log import get_logger
 from mmr.parsers.validate import js_number_text
 from mmr.secrets.redact import redact_text
@@ -90,7 +91,9 @@ def _model_listed(name: str, channel: HttpChannel, body: bytes | None) -> AuthRe
     served = served_models(body)
     if served is None or channel.model in served:
         return AuthResult("ok")
-    shown = ", ".join(served[:10]) + (", …" if len(served) > 10 else "")
+    # Model ids are the server's words: control and bidi characters shown, never sent on.
+    shown = ", ".join(visible_controls(model) for model in served[:10])
+    shown += ", …" if len(served) > 10 else ""
     return AuthResult("failed", detail=f'model "{channel.model}" is not served',
                       recovery=redact_text(f'the server does not serve model "{channel.model}"; '
                                            f"set channels.{name}.model to one of: {shown}"))

@@ -150,3 +150,18 @@ def test_async_probe_reads_os_environ(http_server: FakeServer,
 
     assert anyio.run(probe).status == "ok"
     assert http_server.requests[0].header("authorization") == "Bearer sk-env-abcdefgh"
+
+
+def test_a_model_the_server_does_not_list_fails_naming_what_it_serves(
+        http_server: FakeServer) -> None:
+    """The listed ids are the server's words: a bidi override in one is shown, not sent on."""
+    import json
+
+    http_server.set("/v1/models", status=200, body=json.dumps(
+        {"data": [{"id": "llama-3"}, {"id": "evil\u202etxt.exe"}]}))
+    channel = http_channel(http_server.url("/v1/chat/completions"))
+    result = _probe(channel)
+    assert result.status == "failed"
+    assert result.recovery is not None
+    assert result.recovery.endswith("one of: llama-3, evil\\u202etxt.exe")
+    assert "\u202e" not in result.recovery

@@ -59,3 +59,10 @@ def test_stuck_log_says_why_then_the_clis_own_lines_without_the_prompt() -> None
     assert log[0].startswith(f'stopped after {STUCK_REPEATS} lines of "{STUCK_LINE}"')
     assert log[1] == "ERROR: Reconnecting... waiting for network"
     assert "def divide" not in "\n".join(log)
+
+
+def test_c1_controls_and_bidi_overrides_are_shown_not_passed_on() -> None:
+    """A CLI's (or its server's) error text reaches the terminal: no C1 CSI, no RLO."""
+    stderr = "Error: bad \x9b31mkey\u202egnp.exe\n"
+    log = failure_log("", stderr, PROMPT)
+    assert log == "Error: bad \\x9b31mkey\\u202egnp.exe"
