@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from mmr.models import ChannelResult, ParsedOutput, ParseFailure, Telemetry
 from mmr.parsers import parse_channel_output
 from mmr.parsers.validate import DISAPPROVED_EMPTY
-from mmr.reconcile.anchoring import DiffScope, SortedFindings, sort_findings
+from mmr.reconcile.anchoring import DiffScope, sort_findings
 from mmr.reconcile.jstext import trim, utf16_len
 from mmr.secrets.redact import redact_text
 from mmr.store.job_status import format_elapsed
@@ -77,35 +77,33 @@ def channel_result(
     *,
     include_raw: bool = False,
     repo_root: Path | None = None,
-) -> tuple[ChannelResult, SortedFindings]:
-    """The channel's ``per_channel`` entry and its findings, sorted by place (issue 13)."""
+) -> ChannelResult:
+    """The channel's ``per_channel`` entry, its findings sorted by place (issue 13)."""
     extras = _extras(entry)
     elapsed = entry_elapsed(entry)
     if entry.status != "completed":
-        return _not_completed(entry, files, elapsed, include_raw, extras), SortedFindings()
+        return _not_completed(entry, files, elapsed, include_raw, extras)
     raw = files.output
     raw_output = raw if include_raw else None
     if raw is None:
         return ChannelResult(status="failed", elapsed=elapsed, findings=[], error=LOAD_FAILURE,
-                             **extras), SortedFindings()
+                             **extras)
     parsed = parse_channel_output(raw, entry.output_parser or "default", repo_root=repo_root)
     if isinstance(parsed, ParseFailure) and entry.injected and parsed.error == DISAPPROVED_EMPTY:
         # `mmr reconcile` stores external input as approved: false whatever it held; with no
         # findings that is the reference's default, not a reviewer objecting (issue 13).
         parsed = ParsedOutput(approved=False, findings=[], summary="")
     if isinstance(parsed, ParseFailure):
-        failed = ChannelResult(status="failed", elapsed=elapsed, findings=[],
-                               raw_output=raw_output, error=parsed.description, **extras)
-        return failed, SortedFindings()
+        return ChannelResult(status="failed", elapsed=elapsed, findings=[],
+                             raw_output=raw_output, error=parsed.description, **extras)
     placed = sort_findings(parsed.findings, scope)
     # Reference quirk (KEEP): an empty reply a parser accepted is flagged, not failed.
     error = LOAD_FAILURE if raw == "" else None
-    result = ChannelResult(status="completed", elapsed=elapsed, findings=placed.in_diff,
-                           raw_output=raw_output, error=error,
-                           outside_diff_findings=placed.outside_diff or None,
-                           unanchored_findings=placed.unanchored or None, note=parsed.note,
-                           **extras)
-    return result, placed
+    return ChannelResult(status="completed", elapsed=elapsed, findings=placed.in_diff,
+                         raw_output=raw_output, error=error,
+                         outside_diff_findings=placed.outside_diff or None,
+                         unanchored_findings=placed.unanchored or None, note=parsed.note,
+                         **extras)
 
 
 def _not_completed(entry: ChannelJobEntry, files: ChannelFilesView, elapsed: str,

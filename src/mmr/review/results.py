@@ -29,7 +29,7 @@ from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
 from mmr.review.channel_results import ChannelFilesView, channel_result
 from mmr.review.coverage import job_coverage
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
-from mmr.secrets.reply_redaction import redact_channel_result, redact_findings
+from mmr.secrets.reply_redaction import redact_channel_result
 from mmr.store.held import report_unsaved
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
@@ -60,14 +60,14 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     for name, entry in job.channels.items():
         files = ChannelFilesView(output=store.read_channel_output(job_id, name),
                                  log=store.read_log(job_id, name))
-        result, placed = channel_result(entry, files, scope, include_raw=include_raw,
-                                        repo_root=repo_root)
+        result = channel_result(entry, files, scope, include_raw=include_raw,
+                                repo_root=repo_root)
         result = redact_channel_result(result, memo)
         per_channel[name] = result
-        if result.status == "completed":
-            channel_findings[name] = redact_findings(placed.in_diff, memo)
-            outside[name] = redact_findings(placed.outside_diff, memo)
-            unanchored[name] = redact_findings(placed.unanchored, memo)
+        if result.status == "completed":  # the entry's findings, already redacted
+            channel_findings[name] = list(result.findings)
+            outside[name] = list(result.outside_diff_findings or ())
+            unanchored[name] = list(result.unanchored_findings or ())
     secrets = _secret_findings(store, job)
     if secrets:
         channel_findings[SECRET_FINDINGS_SOURCE] = secrets
