@@ -92,7 +92,9 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
             env={**posture.env, _OUTPUT_DIR_VAR: str(output)}, timeout_s=timeout_s,
             stderr="suppress", max_capture_bytes=0, kill_grace_s=0, label="auth-check",
         ))
-        said = last_said(_tail(output / "stdout"), _tail(output / "stderr"))
+        failed = outcome.rc is not None and outcome.rc in check.failure_exit_codes
+        # Read back only for a refusal, before the directory goes: a pass says nothing.
+        said = last_said(_tail(output / "stdout"), _tail(output / "stderr")) if failed else None
     finally:
         posture.cleanup()
         shutil.rmtree(output, ignore_errors=True)
@@ -101,7 +103,7 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
         return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s")
     if not outcome.spawned:
         return AuthResult("failed", recovery=recovery, detail=outcome.spawn_error)
-    if outcome.rc is not None and outcome.rc in check.failure_exit_codes:
+    if failed:
         if said is None:
             return AuthResult("failed", recovery=recovery,
                               detail=f"auth check exited {outcome.rc}")
