@@ -61,10 +61,11 @@ def unseen_by_review(project_root: Path, loaded: LoadedConfig) -> Unseen | None:
         return None
     if not git.is_inside_work_tree(project_root):
         return Unseen(tuple(names), project.path, in_git=False)
+    text = _committed_text(project_root)
     try:
-        committed = set(_channel_names(parse_config_mapping(
-            git.show_file("HEAD", PROJECT_CONFIG_NAME, project_root), PROJECT_CONFIG_NAME)))
-    except MmrError:  # no commit yet, the file is not in it, or it does not parse
+        committed = (set() if text is None else
+                     set(_channel_names(parse_config_mapping(text, PROJECT_CONFIG_NAME))))
+    except MmrError:  # the committed file does not parse
         committed = set()
     unseen = tuple(name for name in names if name not in committed)
     return Unseen(unseen, project.path, in_git=True) if unseen else None
@@ -82,10 +83,7 @@ def project_file_note(project_path: Path, project_root: Path) -> str | None:
     if not git.is_inside_work_tree(project_root):
         return (f"note: {project_path} is not read by mmr review outside a git repository "
                 "(pass --trust-project-config to read it)")
-    try:
-        committed: str | None = git.show_file("HEAD", PROJECT_CONFIG_NAME, project_root)
-    except MmrError:
-        committed = None
+    committed = _committed_text(project_root)
     try:
         current = project_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -100,6 +98,14 @@ def project_file_note(project_path: Path, project_root: Path) -> str | None:
     return (f"note: {project_path} {state}; mmr review reads .mmr.yaml from a commit, so "
             "commit it (and merge it to the default branch) or pass --trust-project-config "
             "(docs/trust.md)")
+
+
+def _committed_text(project_root: Path) -> str | None:
+    """``.mmr.yaml`` as ``HEAD`` holds it; None with no commit yet or no such file there."""
+    try:
+        return git.show_file("HEAD", PROJECT_CONFIG_NAME, project_root)
+    except MmrError:
+        return None
 
 
 def _channel_names(data: dict[str, object]) -> list[str]:

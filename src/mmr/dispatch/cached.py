@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from mmr.cache.key import executable_identity, review_cache_key
 from mmr.dispatch.attempt import AttemptResult
+from mmr.dispatch.auth import install_token
 from mmr.dispatch.plan import ChannelPlan, DispatchContext
 from mmr.dispatch.settle import RoundResult, parse_at_settle
 from mmr.dispatch.store_io import in_thread, update_status
@@ -26,8 +27,8 @@ def cache_key(plan: ChannelPlan, ctx: DispatchContext) -> str | None:
 
     channel = plan.channel
     command = getattr(channel, "command", None)
-    executable = executable_identity(command.split()[0]) if isinstance(command, str) and \
-        command.split() else None
+    token = install_token(command) if isinstance(command, str) else ""  # quotes honoured
+    executable = executable_identity(token) if token else None
     parser = plan.output_parser
     return review_cache_key(
         channel=channel.model_dump(mode="json"), prompt=plan.prompt,

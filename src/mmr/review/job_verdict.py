@@ -57,6 +57,7 @@ def finished_job(store: JobStore, job_id: str, *, wait: bool = False,
     (review, then results) work unchanged. A job whose worker is gone is answered at once.
     """
     started = beat = time.monotonic()
+    budget = wait_timeout
     while True:
         try:
             return _finished_now(store, job_id)
@@ -66,7 +67,8 @@ def finished_job(store: JobStore, job_id: str, *, wait: bool = False,
                 if wait:
                     return _finished_now(store, job_id)
                 raise
-            budget = wait_timeout if wait_timeout is not None else _budget(store, job_id)
+            if budget is None:  # read from job.json once, not at every poll
+                budget = _budget(store, job_id)
             now = time.monotonic()
             if now - started >= budget:
                 raise
