@@ -15,7 +15,7 @@ import math
 from bisect import bisect_left, bisect_right, insort
 from collections import Counter
 from collections.abc import Iterable
-from itertools import chain
+from itertools import chain, repeat
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -46,10 +46,12 @@ class PrefixIndex(Generic[T]):
         counts = Counter(chain.from_iterable(universe))
         # Rarest first; ties in the order first met, which is as fixed as any other order.
         ordered = sorted(counts, key=counts.__getitem__)
-        self._rank = dict(zip(ordered, range(len(ordered)), strict=True))
-        #: With a ``complete`` universe (every set to be added or looked up, each once),
-        #: the ranks under this belong to one set only: no other set can meet them.
-        self._alone = bisect_left(ordered, 2, key=counts.__getitem__) if complete else 0
+        #: With a ``complete`` universe (every set to be added or looked up, each once), an
+        #: element of one set alone can meet no other set: it is left out of the table
+        #: (which is the smaller the more often it is read) and ranks ``-1``, before all.
+        alone = bisect_left(ordered, 2, key=counts.__getitem__) if complete else 0
+        self._rank = dict(zip(ordered[alone:], range(len(ordered) - alone), strict=True))
+        self._complete = complete
         self._threshold = threshold
         self._ratio = threshold / (1 + threshold)
         #: The overlap two sets of ``n`` elements in all need, by ``n``, grown on demand.
@@ -67,7 +69,10 @@ class PrefixIndex(Generic[T]):
         keep = min(size, size - math.floor(self._threshold * size) + self._meetings)
         rank = self._rank
         try:
-            ranked = sorted(map(rank.__getitem__, elements))
+            if self._complete:
+                ranked = sorted(map(rank.get, elements, repeat(-1)))
+            else:
+                ranked = sorted(map(rank.__getitem__, elements))
         except KeyError:  # elements outside the universe: after all of it, as first met
             for element in elements:
                 rank.setdefault(element, len(rank))
@@ -87,9 +92,8 @@ class PrefixIndex(Generic[T]):
     def add(self, elements: frozenset[str], item: T) -> None:
         size = len(elements)
         postings = self._postings
-        alone = self._alone
         for position, element in enumerate(self._prefix(elements)):
-            if element < alone:
+            if element < 0:
                 continue
             posting = postings.get(element)
             if posting is None:

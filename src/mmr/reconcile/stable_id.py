@@ -117,17 +117,28 @@ class StableIdentity:
     shingle_set: frozenset[str]
 
 
-def _assemble_identity(
-    finding: KeyedFinding, description: _DescriptionParts, suggestion: _SuggestionParts
-) -> StableIdentity:
-    location = strip_dot_slash(finding.location)
+_LocationParts = tuple[str, str, str]
+
+
+def _location_parts(raw_location: str) -> _LocationParts:
+    """The location after the ``./`` strip, its normal form, and that escaped for the key."""
+    location = strip_dot_slash(raw_location)
     nloc = normalize_location(location)
-    ncat = normalize_category(finding.category)
+    return location, nloc, _escape(nloc)
+
+
+def _assemble_identity(
+    location: _LocationParts,
+    ncat: str,
+    description: _DescriptionParts,
+    suggestion: _SuggestionParts,
+) -> StableIdentity:
+    raw, nloc, escaped_nloc = location
     ndesc, desc_sha1, shingle, shingle_set = description
     nsug, sug_sha1 = suggestion
-    preimage = f"{_escape(nloc)}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
+    preimage = f"{escaped_nloc}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
     return StableIdentity(
-        location=location,
+        location=raw,
         normalized_location=nloc,
         normalized_category=ncat,
         normalized_description=ndesc,
@@ -144,20 +155,25 @@ def _assemble_identity(
 def identify(finding: KeyedFinding) -> StableIdentity:
     """Compute the stable identity of one finding."""
     return _assemble_identity(
-        finding, _description_parts(finding.description), _suggestion_parts(finding.suggestion)
+        _location_parts(finding.location),
+        normalize_category(finding.category),
+        _description_parts(finding.description),
+        _suggestion_parts(finding.suggestion),
     )
 
 
 class BatchIdentifier:
     """:func:`identify` for many findings, normalising each distinct text once.
 
-    Channels often repeat a description or a suggestion word for word; the memo lives
-    only as long as the batch, so nothing is retained between reconciliations.
+    Channels often repeat a description or a suggestion word for word, and a location
+    more often still; the memo lives only as long as the batch, so nothing is retained
+    between reconciliations.
     """
 
     def __init__(self) -> None:
         self._descriptions: dict[str, _DescriptionParts] = {}
         self._suggestions: dict[str, _SuggestionParts] = {}
+        self._locations: dict[str, _LocationParts] = {}
 
     def identify(self, finding: KeyedFinding) -> StableIdentity:
         description = self._descriptions.get(finding.description)
@@ -168,7 +184,12 @@ class BatchIdentifier:
         if suggestion is None:
             suggestion = _suggestion_parts(finding.suggestion)
             self._suggestions[finding.suggestion] = suggestion
-        return _assemble_identity(finding, description, suggestion)
+        location = self._locations.get(finding.location)
+        if location is None:
+            location = self._locations[finding.location] = _location_parts(finding.location)
+        return _assemble_identity(
+            location, normalize_category(finding.category), description, suggestion
+        )
 
 
 def finding_key(finding: KeyedFinding) -> str:
