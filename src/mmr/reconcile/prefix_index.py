@@ -101,9 +101,10 @@ class PrefixIndex(Generic[T]):
             if element < 0:
                 continue
             posting = postings.get(element)
-            if posting is None:
-                posting = postings[element] = _Posting()
-            posting.add(size, size - position - 1, item, ratio)
+            if posting is None:  # the common case for the rarer elements of a prefix
+                postings[element] = _Posting(size, size - position - 1, item, ratio)
+            else:
+                posting.add(size, size - position - 1, item, ratio)
 
     def candidates(self, elements: Collection[str]) -> set[T]:
         """Every added item whose set may reach the threshold with ``elements``.
@@ -162,10 +163,11 @@ class _Posting(Generic[T]):
 
     __slots__ = ("buckets", "index", "keys")
 
-    def __init__(self) -> None:
-        self.keys: list[float] = []
-        self.buckets: list[tuple[int, int, list[T]]] = []
-        self.index: dict[tuple[int, int], list[T]] = {}
+    def __init__(self, size: int, left: int, item: T, ratio: float) -> None:
+        bucket = [item]
+        self.keys: list[float] = [ratio * size - left]
+        self.buckets: list[tuple[int, int, list[T]]] = [(size, left, bucket)]
+        self.index: dict[tuple[int, int], list[T]] = {(size, left): bucket}
 
     def add(self, size: int, left: int, item: T, ratio: float) -> None:
         bucket = self.index.get((size, left))
