@@ -60,6 +60,7 @@ class PrefixIndex(Generic[T]):
         self._ratio = threshold / (1 + threshold)
         #: The overlap two sets of ``n`` elements in all need, by ``n``, grown on demand.
         self._needed: list[int] = []
+        self._reaches: dict[int, list[tuple[int, int]]] = {}
         self._postings: dict[int, _Posting[T]] = {}
         self._last: tuple[Collection[str], list[int]] | None = None
 
@@ -93,6 +94,29 @@ class PrefixIndex(Generic[T]):
             needed.append(math.ceil(ratio * len(needed) - 1e-9))
         return needed
 
+    def _reach(self, size: int) -> list[tuple[int, int]]:
+        """For a look-up of ``size`` elements, (rest, largest other size) by prefix position.
+
+        The rest is the elements after the position; no set reaching the threshold is
+        under ``t * size`` or over ``size / t`` long, and the positions whose rest cannot
+        reach the overlap even the shortest allowed set needs are left out.
+        """
+        reach = self._reaches.get(size)
+        if reach is None:
+            slack = self._meetings
+            least = math.ceil(self._threshold * size - 1e-9)
+            limit = size + math.floor(size / self._threshold + 1e-9)
+            needed = self._overlap_needed(limit)
+            reach = []
+            for left in range(size - 1, -1, -1):
+                if left + slack < least:
+                    break
+                # needed[] never decreases: the totals whose need ``left`` can still meet.
+                top = bisect_right(needed, left + slack, 0, limit + 1) - 1 - size
+                reach.append((left, top))
+            self._reaches[size] = reach
+        return reach
+
     def add(self, elements: Collection[str], item: T) -> None:
         size = len(elements)
         postings = self._postings
@@ -122,24 +146,18 @@ class PrefixIndex(Generic[T]):
         slack = self._meetings
         size = len(elements)
         least = math.ceil(self._threshold * size - 1e-9)  # over every size J >= t allows
-        # No set reaching the threshold is more than size / t long, nor under t * size.
-        limit = size + math.floor(size / self._threshold + 1e-9)
-        needed = self._overlap_needed(limit)
+        needed = self._needed
         # A bucket can hold a meeting only if rest + slack >= ratio * (size + its size), that
         # is if its key (ratio * its size - rest) is at most ``bound``; the margin keeps
         # float error from cutting one that can.
         bound = slack - self._ratio * size + 1e-7
         postings = self._postings
         counting = slack > 1
-        for position, element in enumerate(self._prefix(elements)):
-            left = size - position - 1
-            if left + slack < least:
-                break
+        # The prefix is never shorter than the positions that can still meet (``_reach``).
+        for element, (left, top) in zip(self._prefix(elements), self._reach(size), strict=False):
             posting = postings.get(element)
             if posting is None:
                 continue
-            # needed[] never decreases: the totals whose need ``left`` can still meet.
-            top = bisect_right(needed, left + slack, 0, limit + 1) - 1 - size
             for other_size, other_left, items in posting.buckets[
                     :bisect_right(posting.keys, bound)]:
                 if other_size < least or other_size > top:
