@@ -42,10 +42,19 @@ class Attributed:
     finding: Finding
     ident: StableIdentity
     location: str = field(init=False)
-    shingle: frozenset[str] = field(init=False)
+    #: The shingle's distinct grams in order (empty when the description is too short).
+    grams: tuple[str, ...] = field(init=False)
     #: Normalised location, category and suggestion: equal ones may fuzzy-merge anywhere.
     signature: tuple[str, str, str] = field(init=False)
     _words: frozenset[str] | None = field(init=False, default=None)
+    _shingle: frozenset[str] | None = field(init=False, default=None)
+
+    @property
+    def shingle(self) -> frozenset[str]:
+        """The shingle as a set, built when a founder is first compared."""
+        if self._shingle is None:
+            self._shingle = frozenset(self.grams)
+        return self._shingle
 
     @property
     def words(self) -> frozenset[str]:
@@ -56,7 +65,7 @@ class Attributed:
 
     def __post_init__(self) -> None:
         self.location = self.ident.location
-        self.shingle = self.ident.shingle_set
+        self.grams = self.ident.description_shingle
         self.signature = (
             self.ident.normalized_location,
             self.ident.normalized_category,
@@ -100,18 +109,19 @@ class Group:
         )
 
 
-def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Jaccard >= 0.7, skipping the set work when the sizes alone rule it out."""
+def _similar(a: frozenset[str], b: tuple[str, ...]) -> bool:
+    """Jaccard >= 0.7 of a set and distinct grams, skipping the set work when the sizes
+    alone rule it out."""
     size_a, size_b = len(a), len(b)
     if (size_a / size_b if size_a < size_b else size_b / size_a) < FUZZY_THRESHOLD:
         return False
-    common = len(a & b)
+    common = len(a.intersection(b))
     return common / (size_a + size_b - common) >= FUZZY_THRESHOLD
 
 
 def _grams(f: Attributed) -> tuple[str, ...]:
     """The shingle's distinct grams in order, the form the shingle index walks fastest."""
-    return f.ident.description_shingle
+    return f.grams
 
 
 def _best(candidates: list[Group], f: Attributed) -> Group | None:
@@ -162,12 +172,12 @@ class Grouper:
 
     def _fuzzy_candidates(self, f: Attributed) -> list[Group]:
         """Groups ``f`` may join by similarity to their founder, in creation order."""
-        if not f.shingle:
+        if not f.grams:
             return []
         nloc = f.ident.normalized_location
         if self._crowded(nloc):
             index = self._shingle_index.get(nloc)
-            found = index.candidates(f.ident.description_shingle) if index else set()
+            found = index.candidates(f.grams) if index else set()
             pool = [g for g in found if g.founder.signature == f.signature
                     or f.location in g.raw_locations]
         else:
@@ -176,7 +186,7 @@ class Grouper:
             pool = same if not nearby else list({*same, *nearby})
         # The reference scans every group in creation order; keep that order for ties.
         pool.sort(key=lambda g: g.order)
-        return [g for g in pool if g.can_join(f) and _similar(g.founder.shingle, f.shingle)]
+        return [g for g in pool if g.can_join(f) and _similar(g.founder.shingle, f.grams)]
 
     def _reworded(self, f: Attributed) -> list[Group]:
         """Groups whose founder says what ``f`` says in other words.
@@ -202,11 +212,11 @@ class Grouper:
         group = Group(len(self.groups), f, collate_key(nloc))
         self.groups.append(group)
         crowded = self._crowded(nloc)
-        if f.shingle:
+        if f.grams:
             self._by_signature.setdefault(f.signature, []).append(group)
             if crowded:
                 self._index(self._shingle_index, nloc, FUZZY_THRESHOLD, _grams,
-                            meetings=2).add(f.ident.description_shingle, group)
+                            meetings=2).add(f.grams, group)
         if crowded:
             if f.words:
                 self._index(self._word_index, nloc, REWORDED_THRESHOLD,
@@ -230,7 +240,7 @@ class Grouper:
         group.location_by_source.setdefault(f.source, f.location)
         if f.location not in group.raw_locations:
             group.raw_locations.add(f.location)
-            if group.founder.shingle:
+            if group.founder.grams:
                 self._by_raw_location.setdefault(f.location, []).append(group)
 
 

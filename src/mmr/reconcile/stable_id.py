@@ -65,24 +65,29 @@ def _modal_prose(segment: str) -> str:
     return _MODAL.sub("should", segment)
 
 
+def _shingle_grams(normalized: str) -> tuple[str, ...]:
+    """The distinct grams of a normalised description's shingle (§2.7), in order."""
+    if utf16_len(normalized) < SHINGLE_SIZE:
+        return ()
+    grams = utf16_windows(apply_outside_code_spans(normalized, _modal_prose), SHINGLE_SIZE)
+    if len(set(grams)) == len(grams):  # the common case: nothing to de-duplicate
+        return tuple(grams)
+    return tuple(dict.fromkeys(grams))
+
+
 def shingle_of_normalized(normalized: str) -> tuple[tuple[str, ...], frozenset[str]]:
     """The shingle of a normalised description (§2.7), in order and as a set."""
-    if utf16_len(normalized) < SHINGLE_SIZE:
-        return (), frozenset()
-    grams = utf16_windows(apply_outside_code_spans(normalized, _modal_prose), SHINGLE_SIZE)
-    distinct = frozenset(grams)
-    if len(distinct) == len(grams):  # the common case: nothing to de-duplicate
-        return tuple(grams), distinct
-    return tuple(dict.fromkeys(grams)), distinct
+    grams = _shingle_grams(normalized)
+    return grams, frozenset(grams)
 
 
-_DescriptionParts = tuple[str, str, tuple[str, ...], frozenset[str]]
+_DescriptionParts = tuple[str, str, tuple[str, ...]]
 _SuggestionParts = tuple[str, str]
 
 
 def _description_parts(description: str) -> _DescriptionParts:
     normalized = normalize_description(description)
-    return (normalized, sha1_hex(normalized), *shingle_of_normalized(normalized))
+    return normalized, sha1_hex(normalized), _shingle_grams(normalized)
 
 
 def _suggestion_parts(suggestion: str) -> _SuggestionParts:
@@ -113,8 +118,12 @@ class StableIdentity:
     key_preimage: str
     finding_key: str
     description_shingle: tuple[str, ...]
-    #: The shingle as a set, for Jaccard similarity.
-    shingle_set: frozenset[str]
+
+    @property
+    def shingle_set(self) -> frozenset[str]:
+        """The shingle as a set, for Jaccard similarity (built at each call: most
+        identities never need it, and it is the largest part of one)."""
+        return frozenset(self.description_shingle)
 
 
 _LocationParts = tuple[str, str, str]
@@ -134,7 +143,7 @@ def _assemble_identity(
     suggestion: _SuggestionParts,
 ) -> StableIdentity:
     raw, nloc, escaped_nloc = location
-    ndesc, desc_sha1, shingle, shingle_set = description
+    ndesc, desc_sha1, shingle = description
     nsug, sug_sha1 = suggestion
     preimage = f"{escaped_nloc}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
     return StableIdentity(
@@ -148,7 +157,6 @@ def _assemble_identity(
         key_preimage=preimage,
         finding_key=sha1_hex(preimage),
         description_shingle=shingle,
-        shingle_set=shingle_set,
     )
 
 
