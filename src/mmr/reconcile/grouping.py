@@ -15,15 +15,13 @@ that rule (and of its category) whose founder says the same in other function wo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby
 
-from mmr.models import Finding
+from mmr.reconcile.attributed import Attributed
 from mmr.reconcile.collation import CollateKey, collate_key
 from mmr.reconcile.prefix_index import PrefixIndex
-from mmr.reconcile.stable_id import BatchIdentifier, StableIdentity
-from mmr.reconcile.wording import REWORDED_THRESHOLD, content_words, reworded
+from mmr.reconcile.wording import REWORDED_THRESHOLD, reworded
 
 FUZZY_THRESHOLD = 0.7
 #: At most this many findings at one normalised location are searched without an index.
@@ -32,54 +30,6 @@ FUZZY_THRESHOLD = 0.7
 #: when they pile onto one or two lines (from ~50); 128 bounds the scan's quadratic cost
 #: per location either way (issue 19, measured in benchmarks/RESULTS.md).
 SCAN_LIMIT = 128
-
-
-@dataclass(slots=True, eq=False)
-class Attributed:
-    """One channel's finding with its identity computed once (§3.1)."""
-
-    source: str
-    finding: Finding
-    ident: StableIdentity
-    location: str = field(init=False)
-    #: The shingle's distinct grams in order (empty when the description is too short).
-    grams: tuple[str, ...] = field(init=False)
-    #: Normalised location, category and suggestion: equal ones may fuzzy-merge anywhere.
-    signature: tuple[str, str, str] = field(init=False)
-    _words: frozenset[str] | None = field(init=False, default=None)
-    _shingle: frozenset[str] | None = field(init=False, default=None)
-
-    @property
-    def shingle(self) -> frozenset[str]:
-        """The shingle as a set, built when a founder is first compared."""
-        if self._shingle is None:
-            self._shingle = frozenset(self.grams)
-        return self._shingle
-
-    @property
-    def words(self) -> frozenset[str]:
-        """Content words of the description, computed on first use."""
-        if self._words is None:
-            self._words = content_words(self.ident.normalized_description)
-        return self._words
-
-    def __post_init__(self) -> None:
-        self.location = self.ident.location
-        self.grams = self.ident.description_shingle
-        self.signature = (
-            self.ident.normalized_location,
-            self.ident.normalized_category,
-            self.ident.normalized_suggestion,
-        )
-
-    def tie_break(self) -> tuple[CollateKey, CollateKey, CollateKey, CollateKey]:
-        """Order among findings with the same key (§3.2)."""
-        return (
-            collate_key(self.source),
-            collate_key(self.location),
-            collate_key(self.finding.description),
-            collate_key(self.finding.suggestion),
-        )
 
 
 @dataclass(slots=True, eq=False)
@@ -242,23 +192,3 @@ class Grouper:
             group.raw_locations.add(f.location)
             if group.founder.grams:
                 self._by_raw_location.setdefault(f.location, []).append(group)
-
-
-def attribute(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Attributed]:
-    """Every finding with its identity, in the reference's visiting order (§3.2)."""
-    identifier = BatchIdentifier()
-    attributed = [
-        Attributed(source, finding, identifier.identify(finding))
-        for source, findings in channel_findings.items()
-        for finding in findings
-    ]
-    attributed.sort(key=lambda a: a.ident.finding_key)
-    # Sorting each run of equal keys by the tie-break equals one stable sort on both,
-    # and skips the collation work for the (common) keys that occur once.
-    ordered: list[Attributed] = []
-    for _, run in groupby(attributed, key=lambda a: a.ident.finding_key):
-        same_key = list(run)
-        if len(same_key) > 1:
-            same_key.sort(key=Attributed.tie_break)
-        ordered.extend(same_key)
-    return ordered

@@ -11,8 +11,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from mmr.models import COMPENSATING_PREFIX, Agreement, Confidence, Finding, ReconciledFinding
+from mmr.reconcile.attributed import attribute
 from mmr.reconcile.collation import collate_key
-from mmr.reconcile.grouping import FUZZY_THRESHOLD, Group, Grouper, attribute
+from mmr.reconcile.grouping import FUZZY_THRESHOLD, Group, Grouper
 from mmr.reconcile.jstext import utf16_len
 from mmr.vocabulary import SEVERITY_ORDER, Severity
 
