@@ -12,10 +12,11 @@ and a pile of findings at one location costs near-linear time instead of all pai
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Collection, Iterable
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
+from operator import lt
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -48,13 +49,13 @@ class PrefixIndex(Generic[T]):
             raise ValueError(f"meetings must be 1 or 2, not {meetings}")
         self._meetings = meetings
         counts = Counter(chain.from_iterable(universe))
-        # Rarest first; ties in the order first met, which is as fixed as any other order.
-        ordered = sorted(counts, key=counts.__getitem__)
         #: With a ``complete`` universe (every set to be added or looked up, each once), an
         #: element of one set alone can meet no other set: it is left out of the table
         #: (which is the smaller the more often it is read) and ranks ``-1``, before all.
-        alone = bisect_left(ordered, 2, key=counts.__getitem__) if complete else 0
-        self._rank = dict(zip(ordered[alone:], range(len(ordered) - alone), strict=True))
+        ranked = compress(counts, map(lt, repeat(1), counts.values())) if complete else counts
+        # Rarest first; ties in the order first met, which is as fixed as any other order.
+        ordered = sorted(ranked, key=counts.__getitem__)
+        self._rank = dict(zip(ordered, range(len(ordered)), strict=True))
         self._complete = complete
         self._threshold = threshold
         self._ratio = threshold / (1 + threshold)
