@@ -15,15 +15,13 @@ that rule (and of its category) whose founder says the same in other function wo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby
 
-from mmr.models import Finding
+from mmr.reconcile.attributed import Attributed
 from mmr.reconcile.collation import CollateKey, collate_key
 from mmr.reconcile.prefix_index import PrefixIndex
-from mmr.reconcile.stable_id import BatchIdentifier, StableIdentity
-from mmr.reconcile.wording import REWORDED_THRESHOLD, content_words, reworded
+from mmr.reconcile.wording import REWORDED_THRESHOLD, reworded
 
 FUZZY_THRESHOLD = 0.7
 #: At most this many findings at one normalised location are searched without an index.
@@ -32,45 +30,6 @@ FUZZY_THRESHOLD = 0.7
 #: when they pile onto one or two lines (from ~50); 128 bounds the scan's quadratic cost
 #: per location either way (issue 19, measured in benchmarks/RESULTS.md).
 SCAN_LIMIT = 128
-
-
-@dataclass(slots=True, eq=False)
-class Attributed:
-    """One channel's finding with its identity computed once (§3.1)."""
-
-    source: str
-    finding: Finding
-    ident: StableIdentity
-    location: str = field(init=False)
-    shingle: frozenset[str] = field(init=False)
-    #: Normalised location, category and suggestion: equal ones may fuzzy-merge anywhere.
-    signature: tuple[str, str, str] = field(init=False)
-    _words: frozenset[str] | None = field(init=False, default=None)
-
-    @property
-    def words(self) -> frozenset[str]:
-        """Content words of the description, computed on first use."""
-        if self._words is None:
-            self._words = content_words(self.ident.normalized_description)
-        return self._words
-
-    def __post_init__(self) -> None:
-        self.location = self.ident.location
-        self.shingle = self.ident.shingle_set
-        self.signature = (
-            self.ident.normalized_location,
-            self.ident.normalized_category,
-            self.ident.normalized_suggestion,
-        )
-
-    def tie_break(self) -> tuple[CollateKey, CollateKey, CollateKey, CollateKey]:
-        """Order among findings with the same key (§3.2)."""
-        return (
-            collate_key(self.source),
-            collate_key(self.location),
-            collate_key(self.finding.description),
-            collate_key(self.finding.suggestion),
-        )
 
 
 @dataclass(slots=True, eq=False)
@@ -100,13 +59,19 @@ class Group:
         )
 
 
-def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Jaccard >= 0.7, skipping the set work when the sizes alone rule it out."""
+def _similar(a: frozenset[str], b: tuple[str, ...]) -> bool:
+    """Jaccard >= 0.7 of a set and distinct grams, skipping the set work when the sizes
+    alone rule it out."""
     size_a, size_b = len(a), len(b)
     if (size_a / size_b if size_a < size_b else size_b / size_a) < FUZZY_THRESHOLD:
         return False
-    common = len(a & b)
+    common = len(a.intersection(b))
     return common / (size_a + size_b - common) >= FUZZY_THRESHOLD
+
+
+def _grams(f: Attributed) -> tuple[str, ...]:
+    """The shingle's distinct grams in order, the form the shingle index walks fastest."""
+    return f.grams
 
 
 def _best(candidates: list[Group], f: Attributed) -> Group | None:
@@ -157,12 +122,12 @@ class Grouper:
 
     def _fuzzy_candidates(self, f: Attributed) -> list[Group]:
         """Groups ``f`` may join by similarity to their founder, in creation order."""
-        if not f.shingle:
+        if not f.grams:
             return []
         nloc = f.ident.normalized_location
         if self._crowded(nloc):
             index = self._shingle_index.get(nloc)
-            found = index.candidates(f.shingle) if index else set()
+            found = index.candidates(f.grams) if index else set()
             pool = [g for g in found if g.founder.signature == f.signature
                     or f.location in g.raw_locations]
         else:
@@ -171,7 +136,7 @@ class Grouper:
             pool = same if not nearby else list({*same, *nearby})
         # The reference scans every group in creation order; keep that order for ties.
         pool.sort(key=lambda g: g.order)
-        return [g for g in pool if g.can_join(f) and _similar(g.founder.shingle, f.shingle)]
+        return [g for g in pool if g.can_join(f) and _similar(g.founder.shingle, f.grams)]
 
     def _reworded(self, f: Attributed) -> list[Group]:
         """Groups whose founder says what ``f`` says in other words.
@@ -197,11 +162,11 @@ class Grouper:
         group = Group(len(self.groups), f, collate_key(nloc))
         self.groups.append(group)
         crowded = self._crowded(nloc)
-        if f.shingle:
+        if f.grams:
             self._by_signature.setdefault(f.signature, []).append(group)
             if crowded:
-                self._index(self._shingle_index, nloc, FUZZY_THRESHOLD,
-                            lambda a: a.shingle, meetings=2).add(f.shingle, group)
+                self._index(self._shingle_index, nloc, FUZZY_THRESHOLD, _grams,
+                            meetings=2).add(f.grams, group)
         if crowded:
             if f.words:
                 self._index(self._word_index, nloc, REWORDED_THRESHOLD,
@@ -211,7 +176,7 @@ class Grouper:
         return group
 
     def _index(self, indexes: dict[str, PrefixIndex[Group]], nloc: str, threshold: float,
-               elements: Callable[[Attributed], frozenset[str]],
+               elements: Callable[[Attributed], Collection[str]],
                meetings: int = 1) -> PrefixIndex[Group]:
         index = indexes.get(nloc)
         if index is None:
@@ -225,25 +190,5 @@ class Grouper:
         group.location_by_source.setdefault(f.source, f.location)
         if f.location not in group.raw_locations:
             group.raw_locations.add(f.location)
-            if group.founder.shingle:
+            if group.founder.grams:
                 self._by_raw_location.setdefault(f.location, []).append(group)
-
-
-def attribute(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Attributed]:
-    """Every finding with its identity, in the reference's visiting order (§3.2)."""
-    identifier = BatchIdentifier()
-    attributed = [
-        Attributed(source, finding, identifier.identify(finding))
-        for source, findings in channel_findings.items()
-        for finding in findings
-    ]
-    attributed.sort(key=lambda a: a.ident.finding_key)
-    # Sorting each run of equal keys by the tie-break equals one stable sort on both,
-    # and skips the collation work for the (common) keys that occur once.
-    ordered: list[Attributed] = []
-    for _, run in groupby(attributed, key=lambda a: a.ident.finding_key):
-        same_key = list(run)
-        if len(same_key) > 1:
-            same_key.sort(key=Attributed.tie_break)
-        ordered.extend(same_key)
-    return ordered

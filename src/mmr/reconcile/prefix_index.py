@@ -12,10 +12,11 @@ and a pile of findings at one location costs near-linear time instead of all pai
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
-from itertools import chain
+from collections.abc import Collection, Iterable
+from itertools import chain, compress, repeat
+from operator import lt
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -23,6 +24,10 @@ T = TypeVar("T")
 
 class PrefixIndex(Generic[T]):
     """Items indexed by the prefix of their set; ``universe`` fixes the element order.
+
+    A set is any collection of distinct elements; a tuple is walked faster than a
+    frozenset, and each set is walked once per look-up (``add`` after ``candidates`` of
+    the same object reuses it).
 
     Postings keep each element's position and the set's size, so a candidate whose
     remaining elements cannot reach the overlap the threshold needs is dropped while it
@@ -35,7 +40,7 @@ class PrefixIndex(Generic[T]):
     def __init__(
         self,
         threshold: float,
-        universe: Iterable[frozenset[str]],
+        universe: Iterable[Collection[str]],
         *,
         meetings: int = 1,
         complete: bool = False,
@@ -44,20 +49,23 @@ class PrefixIndex(Generic[T]):
             raise ValueError(f"meetings must be 1 or 2, not {meetings}")
         self._meetings = meetings
         counts = Counter(chain.from_iterable(universe))
+        #: With a ``complete`` universe (every set to be added or looked up, each once), an
+        #: element of one set alone can meet no other set: it is left out of the table
+        #: (which is the smaller the more often it is read) and ranks ``-1``, before all.
+        ranked = compress(counts, map(lt, repeat(1), counts.values())) if complete else counts
         # Rarest first; ties in the order first met, which is as fixed as any other order.
-        ordered = sorted(counts, key=counts.__getitem__)
+        ordered = sorted(ranked, key=counts.__getitem__)
         self._rank = dict(zip(ordered, range(len(ordered)), strict=True))
-        #: With a ``complete`` universe (every set to be added or looked up, each once),
-        #: the ranks under this belong to one set only: no other set can meet them.
-        self._alone = bisect_left(ordered, 2, key=counts.__getitem__) if complete else 0
+        self._complete = complete
         self._threshold = threshold
         self._ratio = threshold / (1 + threshold)
         #: The overlap two sets of ``n`` elements in all need, by ``n``, grown on demand.
         self._needed: list[int] = []
+        self._reaches: dict[int, list[tuple[int, int]]] = {}
         self._postings: dict[int, _Posting[T]] = {}
-        self._last: tuple[frozenset[str], list[int]] | None = None
+        self._last: tuple[Collection[str], list[int]] | None = None
 
-    def _prefix(self, elements: frozenset[str]) -> list[int]:
+    def _prefix(self, elements: Collection[str]) -> list[int]:
         """The ranks of the prefix of ``elements``, rarest first."""
         if self._last is not None and self._last[0] is elements:
             return self._last[1]  # a finding that founds a group was just looked up
@@ -67,7 +75,10 @@ class PrefixIndex(Generic[T]):
         keep = min(size, size - math.floor(self._threshold * size) + self._meetings)
         rank = self._rank
         try:
-            ranked = sorted(map(rank.__getitem__, elements))
+            if self._complete:
+                ranked = sorted(map(rank.get, elements, repeat(-1)))
+            else:
+                ranked = sorted(map(rank.__getitem__, elements))
         except KeyError:  # elements outside the universe: after all of it, as first met
             for element in elements:
                 rank.setdefault(element, len(rank))
@@ -84,19 +95,43 @@ class PrefixIndex(Generic[T]):
             needed.append(math.ceil(ratio * len(needed) - 1e-9))
         return needed
 
-    def add(self, elements: frozenset[str], item: T) -> None:
+    def _reach(self, size: int) -> list[tuple[int, int]]:
+        """For a look-up of ``size`` elements, (rest, largest other size) by prefix position.
+
+        The rest is the elements after the position; no set reaching the threshold is
+        under ``t * size`` or over ``size / t`` long, and the positions whose rest cannot
+        reach the overlap even the shortest allowed set needs are left out.
+        """
+        reach = self._reaches.get(size)
+        if reach is None:
+            slack = self._meetings
+            least = math.ceil(self._threshold * size - 1e-9)
+            limit = size + math.floor(size / self._threshold + 1e-9)
+            needed = self._overlap_needed(limit)
+            reach = []
+            for left in range(size - 1, -1, -1):
+                if left + slack < least:
+                    break
+                # needed[] never decreases: the totals whose need ``left`` can still meet.
+                top = bisect_right(needed, left + slack, 0, limit + 1) - 1 - size
+                reach.append((left, top))
+            self._reaches[size] = reach
+        return reach
+
+    def add(self, elements: Collection[str], item: T) -> None:
         size = len(elements)
         postings = self._postings
-        alone = self._alone
+        ratio = self._ratio
         for position, element in enumerate(self._prefix(elements)):
-            if element < alone:
+            if element < 0:
                 continue
             posting = postings.get(element)
-            if posting is None:
-                posting = postings[element] = _Posting()
-            posting.add(size, size - position - 1, item)
+            if posting is None:  # the common case for the rarer elements of a prefix
+                postings[element] = _Posting(size, size - position - 1, item, ratio)
+            else:
+                posting.add(size, size - position - 1, item, ratio)
 
-    def candidates(self, elements: frozenset[str]) -> set[T]:
+    def candidates(self, elements: Collection[str]) -> set[T]:
         """Every added item whose set may reach the threshold with ``elements``.
 
         Two sets of total size ``n`` reaching the threshold share ``a >= needed[n]``
@@ -112,53 +147,53 @@ class PrefixIndex(Generic[T]):
         slack = self._meetings
         size = len(elements)
         least = math.ceil(self._threshold * size - 1e-9)  # over every size J >= t allows
-        # No set reaching the threshold is more than size / t long, nor under t * size.
-        limit = size + math.floor(size / self._threshold + 1e-9)
-        needed = self._overlap_needed(limit)
+        needed = self._needed
+        # A bucket can hold a meeting only if rest + slack >= ratio * (size + its size), that
+        # is if its key (ratio * its size - rest) is at most ``bound``; the margin keeps
+        # float error from cutting one that can.
+        bound = slack - self._ratio * size + 1e-7
         postings = self._postings
-        for position, element in enumerate(self._prefix(elements)):
-            left = size - position - 1
-            if left + slack < least:
-                break
+        counting = slack > 1
+        # The prefix is never shorter than the positions that can still meet (``_reach``).
+        for element, (left, top) in zip(self._prefix(elements), self._reach(size), strict=False):
             posting = postings.get(element)
             if posting is None:
                 continue
-            sizes = posting.sizes
-            # needed[] never decreases: the totals whose need ``left`` can still meet.
-            top = bisect_right(needed, left + slack, 0, limit + 1) - 1 - size
-            for other_size in sizes[bisect_left(sizes, least):bisect_right(sizes, top)]:
+            for other_size, other_left, items in posting.buckets[
+                    :bisect_right(posting.keys, bound)]:
+                if other_size < least or other_size > top:
+                    continue
                 need = needed[size + other_size]
-                first = left + 1 >= need
-                for other_left, items in posting.by_size[other_size]:
-                    if other_left + slack < need:
-                        break
-                    if slack > 1 and seen:
-                        twice.update(seen.intersection(items))
-                    if first and other_left + 1 >= need:
-                        seen.update(items)
-        return twice if slack > 1 and least > 1 else seen
+                if other_left + slack < need:
+                    continue
+                if counting and seen:
+                    twice.update(seen.intersection(items))
+                if left + 1 >= need and other_left + 1 >= need:
+                    seen.update(items)
+        return twice if counting and least > 1 else seen
 
 
 class _Posting(Generic[T]):
-    """The items whose prefix holds one element, by set size, most elements after first."""
+    """The items whose prefix holds one element, in buckets of (set size, elements after).
 
-    __slots__ = ("buckets", "by_size", "sizes")
+    Buckets are sorted by ``ratio * size - rest``, so a look-up reads only those whose
+    rest can still reach the overlap their size needs and stops at the first that cannot.
+    """
 
-    def __init__(self) -> None:
-        self.sizes: list[int] = []
-        self.by_size: dict[int, list[tuple[int, list[T]]]] = {}
-        self.buckets: dict[tuple[int, int], list[T]] = {}
+    __slots__ = ("buckets", "index", "keys")
 
-    def add(self, size: int, left: int, item: T) -> None:
-        bucket = self.buckets.get((size, left))
+    def __init__(self, size: int, left: int, item: T, ratio: float) -> None:
+        bucket = [item]
+        self.keys: list[float] = [ratio * size - left]
+        self.buckets: list[tuple[int, int, list[T]]] = [(size, left, bucket)]
+        self.index: dict[tuple[int, int], list[T]] = {(size, left): bucket}
+
+    def add(self, size: int, left: int, item: T, ratio: float) -> None:
+        bucket = self.index.get((size, left))
         if bucket is None:
-            bucket = self.buckets[size, left] = []
-            by_left = self.by_size.get(size)
-            if by_left is None:
-                insort(self.sizes, size)
-                by_left = self.by_size[size] = []
-            index = 0
-            while index < len(by_left) and by_left[index][0] > left:
-                index += 1
-            by_left.insert(index, (left, bucket))
+            bucket = self.index[size, left] = []
+            key = ratio * size - left
+            at = bisect_right(self.keys, key)
+            self.keys.insert(at, key)
+            self.buckets.insert(at, (size, left, bucket))
         bucket.append(item)

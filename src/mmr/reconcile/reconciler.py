@@ -11,35 +11,45 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from mmr.models import COMPENSATING_PREFIX, Agreement, Confidence, Finding, ReconciledFinding
+from mmr.reconcile.attributed import attribute
 from mmr.reconcile.collation import collate_key
-from mmr.reconcile.grouping import FUZZY_THRESHOLD, Group, Grouper, attribute
+from mmr.reconcile.grouping import FUZZY_THRESHOLD, Group, Grouper
 from mmr.reconcile.jstext import utf16_len
-from mmr.vocabulary import SEVERITY_ORDER
+from mmr.vocabulary import SEVERITY_ORDER, Severity
 
 __all__ = ["COMPENSATING_PREFIX", "FUZZY_THRESHOLD", "reconcile"]
+
+
+def _agreement(
+    sources: list[str], severities: set[Severity], severity: Severity,
+    identities: Mapping[str, str],
+) -> tuple[Agreement, Confidence]:
+    """Agreement and confidence of a group's sources (§3.4, with §5.6 identities)."""
+    if len(sources) > 1 and len({identities.get(s, s) for s in sources}) >= 2:
+        if len(severities) == 1:
+            return "consensus", "high"
+        return "majority", "medium"
+    if severity == "P0":
+        return "unique", "high"
+    if all(s.startswith(COMPENSATING_PREFIX) for s in sources):
+        return "unique", "low"
+    return "unique", "medium"
 
 
 def _merge(group: Group, identities: Mapping[str, str]) -> ReconciledFinding:
     """One reconciled finding from a group (§3.4, with §5.6 reviewer identities)."""
     members = group.members
-    sources = list(dict.fromkeys(m.source for m in members))
-    severities = {m.finding.severity for m in members}
-    severity = min(severities, key=SEVERITY_ORDER.__getitem__)
-    reviewers = {identities.get(s, s) for s in sources}
-    agreement: Agreement
-    confidence: Confidence
-    if len(reviewers) >= 2:
-        agreement = "consensus" if len(severities) == 1 else "majority"
-        confidence = "high" if len(severities) == 1 else "medium"
+    if len(members) == 1:  # most groups: nothing to merge
+        rep = members[0]
+        sources = [rep.source]
+        severity = rep.finding.severity
+        severities = {severity}
     else:
-        agreement = "unique"
-        if severity == "P0":
-            confidence = "high"
-        elif all(s.startswith(COMPENSATING_PREFIX) for s in sources):
-            confidence = "low"
-        else:
-            confidence = "medium"
-    rep = max(members, key=lambda m: utf16_len(m.finding.description))
+        sources = list(dict.fromkeys(m.source for m in members))
+        severities = {m.finding.severity for m in members}
+        severity = min(severities, key=SEVERITY_ORDER.__getitem__)
+        rep = max(members, key=lambda m: utf16_len(m.finding.description))
+    agreement, confidence = _agreement(sources, severities, severity, identities)
     finding = rep.finding
     optional = {
         "id": finding.id or None,  # an empty id is backfilled like a missing one (§3.5)

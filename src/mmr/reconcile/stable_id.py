@@ -65,24 +65,29 @@ def _modal_prose(segment: str) -> str:
     return _MODAL.sub("should", segment)
 
 
+def _shingle_grams(normalized: str) -> tuple[str, ...]:
+    """The distinct grams of a normalised description's shingle (§2.7), in order."""
+    if utf16_len(normalized) < SHINGLE_SIZE:
+        return ()
+    grams = utf16_windows(apply_outside_code_spans(normalized, _modal_prose), SHINGLE_SIZE)
+    if len(set(grams)) == len(grams):  # the common case: nothing to de-duplicate
+        return tuple(grams)
+    return tuple(dict.fromkeys(grams))
+
+
 def shingle_of_normalized(normalized: str) -> tuple[tuple[str, ...], frozenset[str]]:
     """The shingle of a normalised description (§2.7), in order and as a set."""
-    if utf16_len(normalized) < SHINGLE_SIZE:
-        return (), frozenset()
-    grams = utf16_windows(apply_outside_code_spans(normalized, _modal_prose), SHINGLE_SIZE)
-    distinct = frozenset(grams)
-    if len(distinct) == len(grams):  # the common case: nothing to de-duplicate
-        return tuple(grams), distinct
-    return tuple(dict.fromkeys(grams)), distinct
+    grams = _shingle_grams(normalized)
+    return grams, frozenset(grams)
 
 
-_DescriptionParts = tuple[str, str, tuple[str, ...], frozenset[str]]
+_DescriptionParts = tuple[str, str, tuple[str, ...]]
 _SuggestionParts = tuple[str, str]
 
 
 def _description_parts(description: str) -> _DescriptionParts:
     normalized = normalize_description(description)
-    return (normalized, sha1_hex(normalized), *shingle_of_normalized(normalized))
+    return normalized, sha1_hex(normalized), _shingle_grams(normalized)
 
 
 def _suggestion_parts(suggestion: str) -> _SuggestionParts:
@@ -113,21 +118,36 @@ class StableIdentity:
     key_preimage: str
     finding_key: str
     description_shingle: tuple[str, ...]
-    #: The shingle as a set, for Jaccard similarity.
-    shingle_set: frozenset[str]
+
+    @property
+    def shingle_set(self) -> frozenset[str]:
+        """The shingle as a set, for Jaccard similarity (built at each call: most
+        identities never need it, and it is the largest part of one)."""
+        return frozenset(self.description_shingle)
+
+
+_LocationParts = tuple[str, str, str]
+
+
+def _location_parts(raw_location: str) -> _LocationParts:
+    """The location after the ``./`` strip, its normal form, and that escaped for the key."""
+    location = strip_dot_slash(raw_location)
+    nloc = normalize_location(location)
+    return location, nloc, _escape(nloc)
 
 
 def _assemble_identity(
-    finding: KeyedFinding, description: _DescriptionParts, suggestion: _SuggestionParts
+    location: _LocationParts,
+    ncat: str,
+    description: _DescriptionParts,
+    suggestion: _SuggestionParts,
 ) -> StableIdentity:
-    location = strip_dot_slash(finding.location)
-    nloc = normalize_location(location)
-    ncat = normalize_category(finding.category)
-    ndesc, desc_sha1, shingle, shingle_set = description
+    raw, nloc, escaped_nloc = location
+    ndesc, desc_sha1, shingle = description
     nsug, sug_sha1 = suggestion
-    preimage = f"{_escape(nloc)}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
+    preimage = f"{escaped_nloc}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
     return StableIdentity(
-        location=location,
+        location=raw,
         normalized_location=nloc,
         normalized_category=ncat,
         normalized_description=ndesc,
@@ -137,27 +157,31 @@ def _assemble_identity(
         key_preimage=preimage,
         finding_key=sha1_hex(preimage),
         description_shingle=shingle,
-        shingle_set=shingle_set,
     )
 
 
 def identify(finding: KeyedFinding) -> StableIdentity:
     """Compute the stable identity of one finding."""
     return _assemble_identity(
-        finding, _description_parts(finding.description), _suggestion_parts(finding.suggestion)
+        _location_parts(finding.location),
+        normalize_category(finding.category),
+        _description_parts(finding.description),
+        _suggestion_parts(finding.suggestion),
     )
 
 
 class BatchIdentifier:
     """:func:`identify` for many findings, normalising each distinct text once.
 
-    Channels often repeat a description or a suggestion word for word; the memo lives
-    only as long as the batch, so nothing is retained between reconciliations.
+    Channels often repeat a description or a suggestion word for word, and a location
+    more often still; the memo lives only as long as the batch, so nothing is retained
+    between reconciliations.
     """
 
     def __init__(self) -> None:
         self._descriptions: dict[str, _DescriptionParts] = {}
         self._suggestions: dict[str, _SuggestionParts] = {}
+        self._locations: dict[str, _LocationParts] = {}
 
     def identify(self, finding: KeyedFinding) -> StableIdentity:
         description = self._descriptions.get(finding.description)
@@ -168,7 +192,12 @@ class BatchIdentifier:
         if suggestion is None:
             suggestion = _suggestion_parts(finding.suggestion)
             self._suggestions[finding.suggestion] = suggestion
-        return _assemble_identity(finding, description, suggestion)
+        location = self._locations.get(finding.location)
+        if location is None:
+            location = self._locations[finding.location] = _location_parts(finding.location)
+        return _assemble_identity(
+            location, normalize_category(finding.category), description, suggestion
+        )
 
 
 def finding_key(finding: KeyedFinding) -> str:

@@ -51,3 +51,73 @@ def test_every_similar_pair_is_a_candidate(threshold: float, seed: int, meetings
         index.add(elements, number)
         added.append(elements)
     assert pairs > 0  # the generator makes similar pairs happen
+
+
+def _pair_at_threshold(n: int, m: int, threshold: float) -> tuple[int, int] | None:
+    """The least overlap at which sets of ``n`` and ``m`` elements reach the threshold."""
+    for common in range(1, min(n, m) + 1):
+        if common / (n + m - common) >= threshold:
+            return n, common
+    return None
+
+
+@pytest.mark.parametrize("complete", [False, True])
+@pytest.mark.parametrize("meetings", [1, 2])
+@pytest.mark.parametrize("threshold", [0.7, 0.8])
+def test_pairs_exactly_at_the_threshold_are_found(
+        threshold: float, meetings: int, complete: bool) -> None:
+    """Every size pair 1..24 at its least reaching overlap, the shared elements the most
+    common ones (so they rank last and sit at the very end of both prefixes), each set
+    given as a tuple: the bucket bounds and float margins must not cut one of them."""
+    for n in range(1, 25):
+        for m in range(1, 25):
+            found_pair = _pair_at_threshold(n, m, threshold)
+            if found_pair is None:
+                continue
+            _, common = found_pair
+            shared = [f"s{i}" for i in range(common)]
+            a = (*shared, *(f"a{i}" for i in range(n - common)))
+            b = (*(f"b{i}" for i in range(m - common)), *shared)
+            assert jaccard(frozenset(a), frozenset(b)) >= threshold
+            # Complete: the universe is exactly the two sets (the shared elements meet
+            # twice, the rest are alone); otherwise padding makes the shared ones common.
+            universe = [a, b] if complete else [a, b, *([tuple(shared)] * 3)]
+            for first, second in ((a, b), (b, a)):
+                index: PrefixIndex[str] = PrefixIndex(
+                    threshold, universe, meetings=meetings, complete=complete)
+                index.add(first, "first")
+                assert index.candidates(second) == {"first"}, (n, m, common, first is a)
+
+
+@pytest.mark.parametrize("meetings", [1, 2])
+def test_below_the_threshold_the_positional_bound_drops_the_pair(meetings: int) -> None:
+    """Guard that the filter filters: one shared element fewer than the threshold needs,
+    all of them the most common, and the pair is not even a candidate."""
+    n = m = 17
+    common = 13  # 14 of 17 reach 0.7 (14 / 20); 13 / 21 do not
+    shared = [f"s{i}" for i in range(common)]
+    a = (*shared, *(f"a{i}" for i in range(n - common)))
+    b = (*(f"b{i}" for i in range(m - common)), *shared)
+    index: PrefixIndex[str] = PrefixIndex(0.7, [a, b, *([tuple(shared)] * 3)], meetings=meetings)
+    index.add(a, "a")
+    assert index.candidates(b) == set()
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_small_and_empty_sets(complete: bool) -> None:
+    """Sets of one to three elements are found by their equals and near equals; an empty
+    set finds nothing and is found by nothing (its similarity is the caller's rule)."""
+    sets: list[tuple[str, ...]] = [("x",), ("x", "y"), ("x", "y", "z"), ("y", "z"), (),
+                                   ("x",), ("x", "y", "z"), ()]
+    index: PrefixIndex[int] = PrefixIndex(0.5, sets, meetings=2, complete=complete)
+    added: list[tuple[str, ...]] = []
+    for number, elements in enumerate(sets):
+        found = index.candidates(elements)
+        similar = {i for i, other in enumerate(added)
+                   if other and elements and jaccard(frozenset(other), frozenset(elements)) >= 0.5}
+        assert similar <= found, f"set {number}: missed {similar - found}"
+        if not elements:
+            assert found == set()
+        index.add(elements, number)
+        added.append(elements)
+    assert index.candidates(("x",)) >= {0, 5}
