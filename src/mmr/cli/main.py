@@ -14,10 +14,20 @@ def main(argv: list[str] | None = None) -> int:
     Called without ``argv`` — as the console script and ``python -m mmr`` call it — it
     ends the process itself once the command is done (:func:`_exit_now`).
     """
-    code = _main(list(sys.argv[1:] if argv is None else argv))
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        _stop_early_children()
     if argv is None:
         _exit_now(code)
     return code
+
+
+def _stop_early_children() -> None:
+    """Kill the early start's children the review did not adopt (it stopped early)."""
+    speculative = sys.modules.get("mmr.process.speculative")
+    if speculative is not None:
+        speculative.kill_unclaimed()
 
 
 def _main(args: list[str]) -> int:
@@ -45,10 +55,11 @@ def _run(args: list[str]) -> int:
         sys.stdout.write(text)
         return 0
     # The hot commands skip typer when their command line is plain (mmr.cli.fast_path).
-    from mmr.cli.fast_path import fast_command, run_fast
+    from mmr.cli.fast_path import early_start, fast_command, run_fast
 
     call = fast_command(args)
     if call is not None:
+        early_start(args, call)
         return run_fast(call, args)
     from mmr.cli.dispatch import run
 

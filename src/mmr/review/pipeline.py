@@ -122,7 +122,7 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         request=request, loaded=loaded, trust=trust, proposed=proposed,
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
-        excluded_files=diff.excluded_files,
+        excluded_files=diff.excluded_files, parts=parts,
     )
 
 

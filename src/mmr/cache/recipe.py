@@ -1,0 +1,181 @@
+"""Early-start recipes under ``$MMR_HOME/cache/early/``: what a ``review --sync`` dispatched.
+
+A recipe holds, for one key (:func:`mmr.review.early.early_key`), each subprocess channel's
+first request exactly as it reached the chokepoint — argv, the environment as an overlay
+over mmr's own, cwd, stderr mode, capture limits — and the plain data that rebuilds its
+stdin from a fresh diff (run-wide ``diff_exclude`` and ``max_diff_lines``, the prompt
+layers, each channel's ``on_credentials``, ``max_diff_lines``, ``diff_exclude`` and
+``prompt_wrapper``). Files are written atomically, mode 0600. A file that is not exactly
+this shape — a damaged or hand-edited one — is no recipe: :func:`load_recipe` returns None
+and the review runs without an early start. Nothing here imports pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmr.fs import atomic_write_bytes, ensure_private_dir, read_bytes_nofollow
+
+RECIPE_VERSION = 1
+MAX_RECIPE_BYTES = 4 * 1024 * 1024
+_STDERR_MODES = ("capture", "suppress")
+_CREDENTIAL_POLICIES = ("redact", "refuse", "allow")
+
+
+@dataclass(frozen=True)
+class RecipeChannel:
+    """One channel's first request and the inputs of its prompt."""
+
+    name: str
+    argv: tuple[str, ...]
+    env_set: tuple[tuple[str, str], ...]
+    env_unset: tuple[str, ...]
+    cwd: str | None
+    stderr: str
+    max_capture_bytes: int | None
+    max_stderr_bytes: int
+    max_diff_lines: int | None
+    on_credentials: str
+    diff_exclude: tuple[str, ...]
+    wrapper: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "argv": list(self.argv), "env_set": dict(self.env_set),
+                "env_unset": list(self.env_unset), "cwd": self.cwd, "stderr": self.stderr,
+                "max_capture_bytes": self.max_capture_bytes,
+                "max_stderr_bytes": self.max_stderr_bytes,
+                "max_diff_lines": self.max_diff_lines, "on_credentials": self.on_credentials,
+                "diff_exclude": list(self.diff_exclude), "wrapper": self.wrapper}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The run-wide prompt inputs and the channels of one key."""
+
+    key: str
+    diff_exclude: tuple[str, ...]
+    max_diff_lines: int | None
+    review_criteria: tuple[str, ...]
+    template_criteria: tuple[str, ...]
+    focus: str | None
+    channels: tuple[RecipeChannel, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": RECIPE_VERSION, "key": self.key,
+                "diff_exclude": list(self.diff_exclude), "max_diff_lines": self.max_diff_lines,
+                "review_criteria": list(self.review_criteria),
+                "template_criteria": list(self.template_criteria), "focus": self.focus,
+                "channels": [c.to_json() for c in self.channels]}
+
+
+def recipe_path(home: Path, key: str) -> Path:
+    if len(key) != 64 or not all(c in "0123456789abcdef" for c in key):
+        raise ValueError(f"not a recipe key: {key!r}")
+    return home / "cache" / "early" / f"{key}.json"
+
+
+def save_recipe(home: Path, recipe: Recipe) -> None:
+    """Write ``recipe`` atomically, mode 0600 (a cache: no fsync)."""
+    path = recipe_path(home, recipe.key)
+    ensure_private_dir(path.parent)
+    data = json.dumps(recipe.to_json(), ensure_ascii=True, sort_keys=True).encode("ascii")
+    atomic_write_bytes(path, data, durable=False)
+
+
+def load_recipe(home: Path, key: str) -> Recipe | None:
+    """The recipe of ``key``, or None when there is none or it is not exactly a recipe."""
+    try:
+        data = read_bytes_nofollow(recipe_path(home, key))
+        if len(data) > MAX_RECIPE_BYTES:
+            return None
+        return parse_recipe(json.loads(data), key)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _check(ok: bool) -> None:
+    if not ok:
+        raise _Bad
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise _Bad
+    return value
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise _Bad
+    return tuple(_str(item) for item in value)
+
+
+def _count(value: object, *, optional: bool) -> int | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise _Bad
+    return value
+
+
+def _fields(value: object, names: set[str]) -> dict[str, Any]:
+    if not isinstance(value, dict) or set(value) != names:
+        raise _Bad
+    return dict(value)
+
+
+_CHANNEL_FIELDS = {"name", "argv", "env_set", "env_unset", "cwd", "stderr",
+                   "max_capture_bytes", "max_stderr_bytes", "max_diff_lines",
+                   "on_credentials", "diff_exclude", "wrapper"}
+_RECIPE_FIELDS = {"version", "key", "diff_exclude", "max_diff_lines", "review_criteria",
+                  "template_criteria", "focus", "channels"}
+
+
+def _channel(value: object) -> RecipeChannel:
+    raw = _fields(value, _CHANNEL_FIELDS)
+    argv = _strings(raw["argv"])
+    _check(bool(argv) and bool(argv[0]) and all("\0" not in a for a in argv))
+    env_set = raw["env_set"]
+    _check(isinstance(env_set, dict))
+    env_items = tuple((_str(k), _str(v)) for k, v in env_set.items())
+    _check(all(k and "=" not in k and "\0" not in k + v for k, v in env_items))
+    _check(raw["stderr"] in _STDERR_MODES and raw["on_credentials"] in _CREDENTIAL_POLICIES)
+    cwd = _opt_str(raw["cwd"])
+    _check(cwd is None or cwd.startswith("/"))
+    return RecipeChannel(
+        name=_str(raw["name"]), argv=argv, env_set=env_items,
+        env_unset=_strings(raw["env_unset"]), cwd=cwd, stderr=_str(raw["stderr"]),
+        max_capture_bytes=_count(raw["max_capture_bytes"], optional=True),
+        max_stderr_bytes=_count(raw["max_stderr_bytes"], optional=False) or 0,
+        max_diff_lines=_count(raw["max_diff_lines"], optional=True),
+        on_credentials=_str(raw["on_credentials"]),
+        diff_exclude=_strings(raw["diff_exclude"]), wrapper=_str(raw["wrapper"]))
+
+
+def parse_recipe(value: object, key: str) -> Recipe | None:
+    """``value`` as a recipe of ``key``; None unless it has exactly the recipe's shape."""
+    try:
+        raw = _fields(value, _RECIPE_FIELDS)
+        _check(raw["version"] == RECIPE_VERSION and raw["key"] == key)
+        channels = raw["channels"]
+        _check(isinstance(channels, list) and bool(channels))
+        parsed = tuple(_channel(item) for item in channels)
+        _check(len({c.name for c in parsed}) == len(parsed))
+        return Recipe(key=key, diff_exclude=_strings(raw["diff_exclude"]),
+                      max_diff_lines=_count(raw["max_diff_lines"], optional=True),
+                      review_criteria=_strings(raw["review_criteria"]),
+                      template_criteria=_strings(raw["template_criteria"]),
+                      focus=_opt_str(raw["focus"]), channels=parsed)
+    except _Bad:
+        return None
