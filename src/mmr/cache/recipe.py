@@ -5,14 +5,20 @@ first request exactly as it reached the chokepoint — argv, the environment as 
 over mmr's own, cwd, stderr mode, capture limits — and the plain data that rebuilds its
 stdin from a fresh diff (run-wide ``diff_exclude`` and ``max_diff_lines``, the prompt
 layers, each channel's ``on_credentials``, ``max_diff_lines``, ``diff_exclude`` and
-``prompt_wrapper``). Files are written atomically, mode 0600. A file that is not exactly
-this shape — a damaged or hand-edited one — is no recipe: :func:`load_recipe` returns None
-and the review runs without an early start. Nothing here imports pydantic.
+``prompt_wrapper``). Files are written atomically, mode 0600, with a digest of their
+content. A file that is not exactly this shape, whose digest or key does not match, that
+is not the user's own or that others may write — a damaged or hand-edited one — is no
+recipe: :func:`load_recipe` returns None and the review runs without an early start. (The
+digest is a checksum, not a signature: whoever can write ``$MMR_HOME`` can also write
+``config.yaml``, whose channels run commands anyway.) Nothing here imports pydantic.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,9 +47,13 @@ class RecipeChannel:
     on_credentials: str
     diff_exclude: tuple[str, ...]
     wrapper: str
+    #: Its review-cache key material (:func:`mmr.dispatch.cached.cache_material`), so a
+    #: channel about to be answered from the cache is not started; None: never cached.
+    cache: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "argv": list(self.argv), "env_set": dict(self.env_set),
+        return {"cache": self.cache, "name": self.name, "argv": list(self.argv),
+                "env_set": dict(self.env_set),
                 "env_unset": list(self.env_unset), "cwd": self.cwd, "stderr": self.stderr,
                 "max_capture_bytes": self.max_capture_bytes,
                 "max_stderr_bytes": self.max_stderr_bytes,
@@ -62,13 +72,24 @@ class Recipe:
     template_criteria: tuple[str, ...]
     focus: str | None
     channels: tuple[RecipeChannel, ...]
+    #: The review cache's ``root``, ``max_age_s`` and ``max_bytes``; None when it is off.
+    cache: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": RECIPE_VERSION, "key": self.key,
+        body = self._body()
+        return {**body, "digest": _digest(body)}
+
+    def _body(self) -> dict[str, Any]:
+        return {"version": RECIPE_VERSION, "key": self.key, "cache": self.cache,
                 "diff_exclude": list(self.diff_exclude), "max_diff_lines": self.max_diff_lines,
                 "review_criteria": list(self.review_criteria),
                 "template_criteria": list(self.template_criteria), "focus": self.focus,
                 "channels": [c.to_json() for c in self.channels]}
+
+
+def _digest(body: dict[str, Any]) -> str:
+    encoded = json.dumps(body, ensure_ascii=True, sort_keys=True).encode("ascii")
+    return hashlib.sha256(encoded).hexdigest()
 
 
 def recipe_path(home: Path, key: str) -> Path:
@@ -87,13 +108,23 @@ def save_recipe(home: Path, recipe: Recipe) -> None:
 
 def load_recipe(home: Path, key: str) -> Recipe | None:
     """The recipe of ``key``, or None when there is none or it is not exactly a recipe."""
+    path = recipe_path(home, key)
     try:
-        data = read_bytes_nofollow(recipe_path(home, key))
+        if not (_private(path.parent) and _private(path)):
+            return None
+        data = read_bytes_nofollow(path)
         if len(data) > MAX_RECIPE_BYTES:
             return None
         return parse_recipe(json.loads(data), key)
     except (OSError, ValueError, TypeError, KeyError):
         return None
+
+
+def _private(path: Path) -> bool:
+    """Owned by this user, writable by nobody else, not a symlink."""
+    info = path.lstat()
+    return (not stat.S_ISLNK(info.st_mode) and info.st_uid == os.getuid()
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
 class _Bad(ValueError):
@@ -135,11 +166,31 @@ def _fields(value: object, names: set[str]) -> dict[str, Any]:
     return dict(value)
 
 
-_CHANNEL_FIELDS = {"name", "argv", "env_set", "env_unset", "cwd", "stderr",
+_CHANNEL_FIELDS = {"cache", "name", "argv", "env_set", "env_unset", "cwd", "stderr",
                    "max_capture_bytes", "max_stderr_bytes", "max_diff_lines",
                    "on_credentials", "diff_exclude", "wrapper"}
-_RECIPE_FIELDS = {"version", "key", "diff_exclude", "max_diff_lines", "review_criteria",
-                  "template_criteria", "focus", "channels"}
+_RECIPE_FIELDS = {"version", "key", "cache", "diff_exclude", "max_diff_lines", "review_criteria",
+                  "template_criteria", "focus", "channels", "digest"}
+
+
+def _material(value: object) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    raw = _fields(value, {"channel", "parser", "command"})
+    _check(isinstance(raw["channel"], dict) and isinstance(raw["parser"], dict))
+    _str(raw["command"])
+    return raw
+
+
+def _cache_settings(value: object) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    raw = _fields(value, {"root", "max_age_s", "max_bytes"})
+    _check(_str(raw["root"]).startswith("/"))
+    _count(raw["max_bytes"], optional=False)
+    age = raw["max_age_s"]
+    _check(isinstance(age, int | float) and not isinstance(age, bool) and age > 0)
+    return raw
 
 
 def _channel(value: object) -> RecipeChannel:
@@ -154,7 +205,7 @@ def _channel(value: object) -> RecipeChannel:
     cwd = _opt_str(raw["cwd"])
     _check(cwd is None or cwd.startswith("/"))
     return RecipeChannel(
-        name=_str(raw["name"]), argv=argv, env_set=env_items,
+        cache=_material(raw["cache"]), name=_str(raw["name"]), argv=argv, env_set=env_items,
         env_unset=_strings(raw["env_unset"]), cwd=cwd, stderr=_str(raw["stderr"]),
         max_capture_bytes=_count(raw["max_capture_bytes"], optional=True),
         max_stderr_bytes=_count(raw["max_stderr_bytes"], optional=False) or 0,
@@ -168,6 +219,8 @@ def parse_recipe(value: object, key: str) -> Recipe | None:
     try:
         raw = _fields(value, _RECIPE_FIELDS)
         _check(raw["version"] == RECIPE_VERSION and raw["key"] == key)
+        body = {name: item for name, item in raw.items() if name != "digest"}
+        _check(raw["digest"] == _digest(body))
         channels = raw["channels"]
         _check(isinstance(channels, list) and bool(channels))
         parsed = tuple(_channel(item) for item in channels)
@@ -176,6 +229,7 @@ def parse_recipe(value: object, key: str) -> Recipe | None:
                       max_diff_lines=_count(raw["max_diff_lines"], optional=True),
                       review_criteria=_strings(raw["review_criteria"]),
                       template_criteria=_strings(raw["template_criteria"]),
-                      focus=_opt_str(raw["focus"]), channels=parsed)
+                      focus=_opt_str(raw["focus"]), channels=parsed,
+                      cache=_cache_settings(raw["cache"]))
     except _Bad:
         return None

@@ -27,7 +27,10 @@ def _stop_early_children() -> None:
     """Kill the early start's children the review did not adopt (it stopped early)."""
     speculative = sys.modules.get("mmr.process.speculative")
     if speculative is not None:
-        speculative.kill_unclaimed()
+        speculative.release()
+    early = sys.modules.get("mmr.review.early")
+    if early is not None:
+        early.forget()
 
 
 def _main(args: list[str]) -> int:

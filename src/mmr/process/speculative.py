@@ -153,17 +153,23 @@ def kill_unclaimed() -> int:
     return len(children)
 
 
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    kill_unclaimed()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
 def stop_on_sigterm() -> None:
     """Until the dispatch installs its own handler, a SIGTERM first kills the waiting
-    children, then ends mmr as the default action would."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        return
+    children, then ends mmr as the default action would (:func:`release` undoes it)."""
+    if threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
 
-    def handler(signum: int, frame: FrameType | None) -> None:
-        kill_unclaimed()
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
 
-    signal.signal(signal.SIGTERM, handler)
+def release() -> None:
+    """Kill what is still waiting and put the default SIGTERM action back."""
+    kill_unclaimed()
+    if threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGTERM) is _on_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -22,24 +22,44 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mmr.cache.recipe import Recipe
+    from mmr.git import ProbeAnswers
     from mmr.trust.modes import TrustContext
 
 KEY_VERSION = 1
 SWITCH = "MMR_EARLY_START"
 
-#: The key this run computed (the pipeline records its dispatch under it); None: no
-#: early start for this run, nothing is recorded.
-_state: dict[str, str | None] = {"key": None}
+
+
+class _State:
+    """This run's early start: the key it computed (the pipeline records its dispatch
+    under it; None: nothing is recorded) and git's answers to its probes."""
+
+    key: str | None = None
+    probes: ProbeAnswers | None = None
+
+
+_state = _State()
+
+
+def forget() -> None:
+    """End this run's early start: its key and probe answers belong to no later run."""
+    _state.key = _state.probes = None
 
 
 def pending_key() -> str | None:
-    return _state["key"]
+    return _state.key
+
+
+def probe_answers() -> ProbeAnswers | None:
+    """The rev-parse answers the early start got, for the pipeline to reuse (the same
+    questions of the same repository, a moment later: ``git.probe_memo``)."""
+    return _state.probes
 
 
 def eligible(options: Mapping[str, Any], env: Mapping[str, str]) -> bool:
@@ -76,7 +96,7 @@ def speculate(argv: Sequence[str], options: Mapping[str, Any], cwd: Path) -> int
 
     Never raises: any problem means no early start, and the pipeline runs as always.
     """
-    _state["key"] = None
+    forget()
     try:
         if not eligible(options, os.environ):
             return 0
@@ -98,12 +118,13 @@ def _speculate(argv: Sequence[str], options: Mapping[str, Any], cwd: Path) -> in
                        trust_project_config=bool(options.get("trust_project_config")),
                        trust_project_acks=bool(options.get("trust_project_acks")),
                        accept_new_acks=bool(options.get("accept_new_acks")))
-    with git.probe_memo():
+    _state.probes = {}
+    with git.probe_memo(_state.probes):
         trust = resolve_trust(cwd, request, flags)
         if _proposes(trust.branch_proposed):
             return 0
         key = early_key(argv, cwd, trust)
-        _state["key"] = key
+        _state.key = key
         recipe = load_recipe(mmr_home(), key)
         if recipe is None:
             return 0
@@ -112,6 +133,24 @@ def _speculate(argv: Sequence[str], options: Mapping[str, Any], cwd: Path) -> in
         return 0
     check_reviewable(diff, recipe.max_diff_lines)
     return _start(recipe, diff.text, diff.line_count)
+
+
+def _cached_replies(recipe: Recipe) -> Callable[[dict[str, Any] | None, str], bool]:
+    """Whether the review cache already holds a channel's reply to a prompt (the dispatch
+    will replay it and start nothing, so neither does the early start)."""
+    settings = recipe.cache
+    if settings is None:
+        return lambda material, prompt: False
+    from mmr.cache.key import material_key
+    from mmr.cache.store import ReviewCache
+
+    cache = ReviewCache(Path(settings["root"]), max_age_s=float(settings["max_age_s"]),
+                        max_bytes=int(settings["max_bytes"]))
+
+    def cached(material: dict[str, Any] | None, prompt: str) -> bool:
+        return material is not None and cache.get(material_key(material, prompt)) is not None
+
+    return cached
 
 
 def _proposes(proposed: Any) -> bool:
@@ -132,12 +171,13 @@ def _start(recipe: Recipe, text: str, line_count: int) -> int:
                         template_criteria=recipe.template_criteria, focus=recipe.focus)
     started = 0
     speculative.stop_on_sigterm()
+    cached = _cached_replies(recipe)
     for channel in recipe.channels:
         spec = ChannelPromptSpec(max_diff_lines=channel.max_diff_lines,
                                  on_credentials=channel.on_credentials,
                                  diff_exclude=channel.diff_exclude, wrapper=channel.wrapper)
         built = channel_prompt(channel.name, spec, prepared, parts)
-        if built.prompt is None:
+        if built.prompt is None or cached(channel.cache, built.prompt):
             continue
         env = {k: v for k, v in os.environ.items() if k not in channel.env_unset}
         env.update(channel.env_set)

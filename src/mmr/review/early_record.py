@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import os
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mmr.cache.recipe import Recipe, RecipeChannel, save_recipe
 from mmr.config.paths import jobs_dir, mmr_home
+from mmr.dispatch.cached import cache_material
 from mmr.dispatch.isolation import NEUTRAL_DIR_PREFIX
 from mmr.process.reaper import MARK_VAR
 from mmr.prompt.plans import prompt_spec
 
 if TYPE_CHECKING:
+    from mmr.cache.store import ReviewCache
     from mmr.dispatch.plan import ChannelPlan
     from mmr.process.types import ProcessRequest
     from mmr.review.run import ReviewSetup
@@ -34,14 +36,16 @@ class RecipeRecorder:
         self.key = key
         self.setup = setup
         self.job_id = job_id
-        self._requests: dict[str, ProcessRequest] = {}
+        self._requests: dict[str, tuple[ChannelPlan, ProcessRequest]] = {}
         self._saved = False
+        self.cache: ReviewCache | None = None  #: the dispatch's review cache, if any
 
     def __call__(self, plan: ChannelPlan, request: ProcessRequest) -> None:
         if plan.compensator is None and plan.name not in self._requests:
-            self._requests[plan.name] = request
+            self._requests[plan.name] = (plan, request)
 
-    def _entry(self, name: str, request: ProcessRequest) -> RecipeChannel | None:
+    def _entry(self, plan: ChannelPlan, request: ProcessRequest) -> RecipeChannel | None:
+        name = plan.name
         planned = next((p for p in self.setup.planned if p.name == name), None)
         if planned is None or planned.plan is None or request.prompt_file is not None \
                 or request.stderr == "passthrough" or request.stdin is None \
@@ -62,13 +66,23 @@ class RecipeRecorder:
             stderr=request.stderr, max_capture_bytes=request.max_capture_bytes,
             max_stderr_bytes=request.max_stderr_bytes, max_diff_lines=spec.max_diff_lines,
             on_credentials=spec.on_credentials, diff_exclude=spec.diff_exclude,
-            wrapper=spec.wrapper)
+            wrapper=spec.wrapper, cache=cache_material(plan) if self._caching() else None)
+
+    def _caching(self) -> bool:
+        return self.cache is not None and self.cache.enabled
+
+    def _cache_settings(self) -> dict[str, Any] | None:
+        cache = self.cache
+        if cache is None or not self._caching():
+            return None
+        return {"root": str(cache.root.absolute()), "max_age_s": cache.max_age_s,
+                "max_bytes": cache.max_bytes}
 
     def recipe(self) -> Recipe | None:
         """The recipe of what was recorded; None when no request can be reproduced."""
         setup = self.setup
-        channels = [entry for name, request in self._requests.items()
-                    if (entry := self._entry(name, request)) is not None]
+        channels = [entry for plan, request in self._requests.values()
+                    if (entry := self._entry(plan, request)) is not None]
         if not channels or setup.parts is None:
             return None
         defaults = setup.loaded.defaults
@@ -77,7 +91,7 @@ class RecipeRecorder:
             max_diff_lines=setup.request.max_diff_lines or defaults.max_diff_lines,
             review_criteria=setup.parts.review_criteria,
             template_criteria=setup.parts.template_criteria, focus=setup.parts.focus,
-            channels=tuple(channels))
+            channels=tuple(channels), cache=self._cache_settings())
 
     def save(self) -> None:
         """Store the recipe; a cache that cannot be written only costs the next early start."""

@@ -136,6 +136,8 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
                           parallel=job_plan.loaded.defaults.parallel, on_event=io.progress,
                           cache=review_cache(job_plan.loaded.defaults.cache),
                           on_first_request=recorder)
+    if recorder is not None:
+        recorder.cache = ctx.cache
 
     async def work() -> list[str]:
         from mmr.dispatch.versions import record_cli_versions_async
