@@ -6,7 +6,10 @@ The dispatcher reports each channel's first request at the chokepoint
 recorded only when a later run can rebuild it exactly: its prompt on stdin (no prompt
 file), no neutral posture, no value holding the job's id or directory or a neutral
 directory, stderr captured or suppressed (a passthrough child would write to the terminal
-before it is adopted), and a subprocess channel's own pass (not a compensating one).
+before it is adopted), and a subprocess channel's own pass (not a compensating one). A
+request whose argv or environment overlay holds a secret — a secret-named flag or
+variable, a credential-shaped value — is not recorded either: a recipe never stores one
+(the key hashes the environment; it keeps none of it).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from mmr.config.paths import jobs_dir, mmr_home
 from mmr.dispatch.cached import cache_material
 from mmr.dispatch.isolation import NEUTRAL_DIR_PREFIX
 from mmr.process.reaper import MARK_VAR
+from mmr.process.types import redact_argv
 from mmr.prompt.plans import prompt_spec
+from mmr.secrets.redact import is_command_secret_key, redact_channel, redact_text
 
 if TYPE_CHECKING:
     from mmr.cache.store import ReviewCache
@@ -58,7 +63,8 @@ class RecipeRecorder:
         cwd = None if request.cwd is None else str(request.cwd.absolute())
         values = [*request.argv, *(v for _, v in env_set), cwd or ""]
         forbidden = (self.job_id, str(jobs_dir()), NEUTRAL_DIR_PREFIX)
-        if any(word in value for value in values for word in forbidden):
+        if any(word in value for value in values for word in forbidden) \
+                or _holds_secret(request.argv, env_set):
             return None
         spec = prompt_spec(planned.channel)
         return RecipeChannel(
@@ -66,7 +72,13 @@ class RecipeRecorder:
             stderr=request.stderr, max_capture_bytes=request.max_capture_bytes,
             max_stderr_bytes=request.max_stderr_bytes, max_diff_lines=spec.max_diff_lines,
             on_credentials=spec.on_credentials, diff_exclude=spec.diff_exclude,
-            wrapper=spec.wrapper, cache=cache_material(plan) if self._caching() else None)
+            wrapper=spec.wrapper, cache=self._material(plan))
+
+    def _material(self, plan: ChannelPlan) -> dict[str, Any] | None:
+        if not self._caching():
+            return None
+        material = cache_material(plan)  # the key redacts the channel first: so may we
+        return {**material, "channel": redact_channel(material["channel"])}
 
     def _caching(self) -> bool:
         return self.cache is not None and self.cache.enabled
@@ -102,6 +114,13 @@ class RecipeRecorder:
         if recipe is not None:
             with suppress(OSError, ValueError):
                 save_recipe(mmr_home(), recipe)
+
+
+def _holds_secret(argv: tuple[str, ...], env_set: tuple[tuple[str, str], ...]) -> bool:
+    if redact_argv(argv) != list(argv) or any(redact_text(arg) != arg for arg in argv):
+        return True
+    return any(is_command_secret_key(name) or redact_text(value) != value
+               for name, value in env_set)
 
 
 def recorder_for(setup: ReviewSetup, job_id: str) -> RecipeRecorder | None:
