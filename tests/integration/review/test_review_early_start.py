@@ -175,7 +175,7 @@ def test_a_tampered_recipe_is_ignored(repo: GitRepo, rev1: Any, tamper: str) -> 
         _rewrite(recipe, lambda d: d["channels"][0]["argv"].append("--tampered"),
                  redigest=False)
     elif tamper == "extra-field":  # not the recipe's shape, even with a fitting digest
-        _rewrite(recipe, lambda d: d["channels"][0].update(shell=True), redigest=True)
+        _rewrite(recipe, lambda d: d["channels"][0].update(via_shell=1), redigest=True)
     else:
         recipe.chmod(0o620)
 
