@@ -15,7 +15,6 @@ digest is a checksum, not a signature: whoever can write ``$MMR_HOME`` can also 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmr.fs import atomic_write_bytes, ensure_private_dir, read_bytes_nofollow
+from mmr.fs import atomic_write_bytes, ensure_private_dir, read_bytes_nofollow, sha256_hex
 
 RECIPE_VERSION = 1
 MAX_RECIPE_BYTES = 4 * 1024 * 1024
@@ -88,8 +87,7 @@ class Recipe:
 
 
 def _digest(body: dict[str, Any]) -> str:
-    encoded = json.dumps(body, ensure_ascii=True, sort_keys=True).encode("ascii")
-    return hashlib.sha256(encoded).hexdigest()
+    return sha256_hex(json.dumps(body, ensure_ascii=True, sort_keys=True).encode("ascii"))
 
 
 def recipe_path(home: Path, key: str) -> Path:

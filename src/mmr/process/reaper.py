@@ -26,7 +26,6 @@ import os
 import signal
 import subprocess
 import sys
-import uuid
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from pathlib import Path
 MARK_VAR = "MMR_REAPER_MARK"
 PR_SET_CHILD_SUBREAPER = 36
 _PROC = Path("/proc")
-_SCOPE = uuid.uuid4().hex[:16]
+_SCOPE = os.urandom(8).hex()  # (uuid would import platform and ctypes' helpers: ~3 ms)
 _counter = itertools.count(1)
 
 

@@ -17,7 +17,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from types import FrameType
@@ -80,9 +80,28 @@ _lock = threading.Lock()
 
 
 def start(identity: Identity) -> SpeculativeChild | None:
-    """Start ``identity``'s child and feed it its stdin from a daemon thread; None if the
-    spawn fails (the pipeline's own spawn then reports it)."""
+    """Start ``identity``'s child (see :func:`start_all`); None if the spawn fails."""
+    return start_all([identity])[0]
+
+
+def start_all(identities: Sequence[Identity]) -> list[SpeculativeChild | None]:
+    """Start each identity's child, then feed each its stdin from a daemon thread; None
+    for a spawn that fails (the pipeline's own spawn then reports it).
+
+    Every child is spawned before any feeding starts: the children's own start-up then
+    competes with no thread of this process for the next spawn.
+    """
     become_subreaper()
+    children = [_spawn(identity) for identity in identities]
+    for child in children:
+        stdin = None if child is None else child.popen.stdin
+        if child is not None and stdin is not None:
+            threading.Thread(target=_feed, args=(stdin, child.identity.stdin), daemon=True,
+                             name="mmr-early-stdin").start()
+    return children
+
+
+def _spawn(identity: Identity) -> SpeculativeChild | None:
     mark = new_mark()
     try:
         popen = subprocess.Popen(
@@ -95,10 +114,6 @@ def start(identity: Identity) -> SpeculativeChild | None:
     child = SpeculativeChild(identity, popen, mark)
     with _lock:
         _waiting.append(child)
-    stdin = popen.stdin
-    if stdin is not None:
-        threading.Thread(target=_feed, args=(stdin, identity.stdin), daemon=True,
-                         name="mmr-early-stdin").start()
     return child
 
 

@@ -19,7 +19,6 @@ error on the way (the lane gives up silently), or ``MMR_EARLY_START=0``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -74,9 +73,10 @@ def early_key(argv: Sequence[str], cwd: Path, trust: TrustContext) -> str:
     """The hex key of everything that decides what this review would dispatch."""
     from mmr import __version__
     from mmr.config.paths import user_config_path
+    from mmr.fs import sha256_hex
 
     try:
-        user_config: str | None = hashlib.sha256(user_config_path().read_bytes()).hexdigest()
+        user_config: str | None = sha256_hex(user_config_path().read_bytes())
     except OSError:
         user_config = None
     project = trust.project_config_text
@@ -87,8 +87,7 @@ def early_key(argv: Sequence[str], cwd: Path, trust: TrustContext) -> str:
         "trust_mode": trust.mode, "trusted_ref": trust.trusted_ref,
         "project_root": str(trust.project_root),
     }
-    encoded = json.dumps(material, ensure_ascii=True, sort_keys=True)
-    return hashlib.sha256(encoded.encode("ascii")).hexdigest()
+    return sha256_hex(json.dumps(material, ensure_ascii=True, sort_keys=True).encode("ascii"))
 
 
 def speculate(argv: Sequence[str], options: Mapping[str, Any], cwd: Path) -> int:
@@ -169,8 +168,7 @@ def _start(recipe: Recipe, text: str, line_count: int) -> int:
     prepared = PreparedDiff.prepare(text, line_count)
     parts = PromptParts(review_criteria=recipe.review_criteria,
                         template_criteria=recipe.template_criteria, focus=recipe.focus)
-    started = 0
-    speculative.stop_on_sigterm()
+    identities = []
     cached = _cached_replies(recipe)
     for channel in recipe.channels:
         spec = ChannelPromptSpec(max_diff_lines=channel.max_diff_lines,
@@ -186,6 +184,6 @@ def _start(recipe: Recipe, text: str, line_count: int) -> int:
             stderr="suppress" if channel.stderr == "suppress" else "capture",
             max_capture_bytes=channel.max_capture_bytes,
             max_stderr_bytes=channel.max_stderr_bytes, stdin=built.prompt.encode("utf-8"))
-        if speculative.start(identity) is not None:
-            started += 1
-    return started
+        identities.append(identity)
+    speculative.stop_on_sigterm()
+    return sum(child is not None for child in speculative.start_all(identities))
