@@ -6,7 +6,8 @@ The dispatcher reports each channel's first request at the chokepoint
 recorded only when a later run can rebuild it exactly: its prompt on stdin (no prompt
 file), no neutral posture, no value holding the job's id or directory or a neutral
 directory, stderr captured or suppressed (a passthrough child would write to the terminal
-before it is adopted), and a subprocess channel's own pass (not a compensating one). A
+before it is adopted), no ``assert_clean_tree`` (its snapshot of the work tree must come
+before the channel runs), and a subprocess channel's own pass (not a compensating one). A
 request whose argv or environment overlay holds a secret — a secret-named flag or
 variable, a credential-shaped value — is not recorded either: a recipe never stores one
 (the key hashes the environment; it keeps none of it).
@@ -52,7 +53,8 @@ class RecipeRecorder:
     def _entry(self, plan: ChannelPlan, request: ProcessRequest) -> RecipeChannel | None:
         name = plan.name
         planned = next((p for p in self.setup.planned if p.name == name), None)
-        if planned is None or planned.plan is None or request.prompt_file is not None \
+        if planned is None or planned.plan is None or planned.channel.assert_clean_tree \
+                or request.prompt_file is not None \
                 or request.stderr == "passthrough" or request.stdin is None \
                 or request.stdin != planned.plan.prompt.encode("utf-8"):
             return None

@@ -303,6 +303,22 @@ def test_a_review_that_stops_before_the_dispatch_leaves_no_early_child(
     assert running_commands(str(gated.channel)) == []
 
 
+@pytest.mark.parametrize("setting", [
+    {"prompt_delivery": "prompt-file", "flags": ["{{prompt_file}}"]},
+    {"env": {"HOME": "{{neutral_home}}"}},
+    {"assert_clean_tree": True},
+    {"env": {"REVIEW_API_KEY": "sk-live-" + "4f3e2d1c0b9a" * 2}},
+], ids=["prompt-file", "neutral-posture", "assert-clean-tree", "secret-env"])
+def test_a_channel_that_cannot_be_replayed_is_never_recorded(
+        repo: GitRepo, rev1: Any, setting: dict[str, Any]) -> None:
+    write_user_config({"rev1": {"command": "rev1", **setting}}, ONE)
+    first = review(repo)
+    assert first.returncode == 0, first.stderr
+    second = review(repo)
+    assert recipes() == [] and adopted(second) == []
+    assert spawned_channels(second) == ["rev1"] and len(rev1.calls()) == 2
+
+
 def test_mmr_early_start_0_starts_nothing_early(repo: GitRepo, rev1: Any) -> None:
     off = {"MMR_EARLY_START": "0"}
     review(repo, env=off)
