@@ -27,8 +27,8 @@ import signal
 import subprocess
 import sys
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 MARK_VAR = "MMR_REAPER_MARK"
 PR_SET_CHILD_SUBREAPER = 36
@@ -58,8 +58,7 @@ def scope() -> str:
     return _SCOPE
 
 
-@dataclass(frozen=True)
-class _Proc:
+class _Proc(NamedTuple):
     pid: int
     ppid: int
     pgid: int

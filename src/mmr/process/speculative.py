@@ -19,9 +19,8 @@ import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from types import FrameType
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from mmr.process.reaper import MARK_VAR, become_subreaper, new_mark, reap_child
 from mmr.process.types import ProcessRequest, StderrMode
@@ -31,8 +30,7 @@ _STDERR: dict[StderrMode, int | None] = {
 }
 
 
-@dataclass(frozen=True)
-class Identity:
+class Identity(NamedTuple):
     """What must be equal for a waiting child to stand for a request."""
 
     argv: tuple[str, ...]
@@ -62,13 +60,15 @@ def request_identity(req: ProcessRequest) -> Identity | None:
         stdin=req.stdin or b"")
 
 
-@dataclass
 class SpeculativeChild:
     """One child started early: its process, its reaper mark, and its pipes."""
 
-    identity: Identity
-    popen: subprocess.Popen[bytes]
-    mark: str
+    __slots__ = ("identity", "mark", "popen")
+
+    def __init__(self, identity: Identity, popen: subprocess.Popen[bytes], mark: str) -> None:
+        self.identity = identity
+        self.popen = popen
+        self.mark = mark
 
     @property
     def pid(self) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.prompt.assemble import apply_wrapper, assemble_prompt
@@ -59,8 +60,7 @@ class ChannelSkip:
     message: str
 
 
-@dataclass(frozen=True)
-class ChannelPromptSpec:
+class ChannelPromptSpec(NamedTuple):
     """What of a channel's config decides its prompt (``wrapper``: its ``prompt_wrapper``)."""
 
     max_diff_lines: int | None
@@ -69,8 +69,7 @@ class ChannelPromptSpec:
     wrapper: str
 
 
-@dataclass(frozen=True)
-class ChannelPrompt:
+class ChannelPrompt(NamedTuple):
     """A channel's prompt, or its skip; and the files its ``diff_exclude`` left out."""
 
     prompt: str | None
