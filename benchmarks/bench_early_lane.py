@@ -3,7 +3,8 @@
 Builds the fan-out benchmark's repository and fakes (``bench_review.build``), runs one
 ``mmr review --sync --no-cache`` to write the recipe, then, ``--runs`` times, a fresh
 interpreter that does what the console script does up to the early start — read the
-command line (``mmr.cli.fast_path``), then the lane (``mmr.review.early``) — with a
+command line (``mmr.cli.fast_path``, the cyclic collector off as in ``mmr.cli.main``), then
+the lane (``mmr.review.early``) — with a
 timestamp after each step: imports, trust and key, diff (git), redaction, each spawn.
 Times are ms since the parent launched the interpreter (its start-up included); medians.
 The children are killed right after (no review runs).
@@ -28,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_review import build, mmr_command
 
 DRIVER = r"""
-import os, sys, time
+import gc, os, sys, time
 marks = {"interpreter": time.time()}
+gc.disable()  # as mmr.cli.main does until the command runs
 args = ["review", "--base", "main", "--sync", "--quiet", "--no-cache"]
 from mmr.cli.fast_path import early_start, fast_command
 call = fast_command(args)
@@ -65,6 +67,7 @@ mmr.process.speculative._spawn = spawn
 os.environ["_"] = sys.argv[1]
 early_start(args, call)
 marks["lane done"] = time.time()
+gc.enable()
 mmr.process.speculative.kill_unclaimed()
 print(__import__("json").dumps({"marks": marks, "spawns": spawns}))
 """

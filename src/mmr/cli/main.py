@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from typing import NoReturn
@@ -17,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = _main(list(sys.argv[1:] if argv is None else argv))
     finally:
+        gc.enable()
         _stop_early_children()
     if argv is None:
         _exit_now(code)
@@ -40,6 +42,10 @@ def _main(args: list[str]) -> int:
 
         sys.stdout.write(__version__ + "\n")
         return 0
+    # No cyclic garbage collection until the command runs: start-up only defines modules
+    # (nothing to collect), and the collector's passes over them cost the early start of
+    # a review 5-9 ms. :func:`_run` turns it back on before the command's own work.
+    gc.disable()
     from mmr.cli.completion import complete, completion_requested
 
     if completion_requested(os.environ):
@@ -63,7 +69,9 @@ def _run(args: list[str]) -> int:
     call = fast_command(args)
     if call is not None:
         early_start(args, call)
+        gc.enable()
         return run_fast(call, args)
+    gc.enable()
     from mmr.cli.dispatch import run
 
     return run(args)
