@@ -5,7 +5,9 @@ For each width (1, 4, 8, 16 channels) every repetition runs, back to back, ``mmr
 Python process that Popens the same fakes with a prompt of the same size on stdin, each
 in its own session, and waits for them). Overhead = wall time - sleep; **own share =
 median mmr overhead - median floor overhead** (the fakes' own start-up is in both).
-Then ``mmr results`` on a 2,000-finding job, ``mmr reconcile`` folding 2,001 findings,
+Then ``mmr results`` on a 2,000-finding job, ``mmr reconcile`` folding 2,001 findings
+into a 20-finding job (the issue's case: ``bench_reconcile_cmd.py``'s budget case, the
+one the reference's 1.24 s is for) and, for scale, into the 2,000-finding job,
 ``mmr --help``, ``mmr review --help``, ``mmr --version``; peak RSS of each command (its
 process tree's largest resident set). Run with ``PYTHONDONTWRITEBYTECODE`` unset (it is
 dropped for the children here) so the ``.pyc`` caches are used as a user's would be.
@@ -124,10 +126,13 @@ def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, f
         env.update(MMR_HOME=str(home), HOME=str(home))
         os.environ.update(MMR_HOME=str(home), HOME=str(home))
         job_id, source = build_job(home, 7, 2_000, 4)
+        small_id, small_source = build_job(home, 7, 20, 2)
         mmr = mmr_command()
-        cases: list[tuple[str, list[str] | None]] = [
+        # (label, argv) or (label, (job to copy, input)) for a reconcile of a fresh copy.
+        cases: list[tuple[str, list[str] | tuple[str, Path]]] = [
             ("results (2,000 findings)", [*mmr, "results", job_id]),
-            ("reconcile (fold 2,001)", None),
+            ("reconcile (fold 2,001 into 20)", (small_id, small_source)),
+            ("reconcile (fold 2,001 into 2,000)", (job_id, source)),
             ("--help", [*mmr, "--help"]),
             ("review --help", [*mmr, "review", "--help"]),
             ("--version", [*mmr, "--version"]),
@@ -138,10 +143,10 @@ def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, f
             rss = dict.fromkeys(variants, 0)
             for run in range(runs + 1):  # the first run warms the caches
                 for name, extra in variants.items():
-                    if argv is None:
-                        copy_id = fresh_copy(home, job_id, 1000 + run)
+                    if isinstance(argv, tuple):
+                        copy_id = fresh_copy(home, argv[0], 1000 + run)
                         command = [*mmr, "reconcile", copy_id, "--channel", "agent",
-                                   "--input", str(source)]
+                                   "--input", str(argv[1])]
                     else:
                         command = argv
                     wall, code, peak = timed(command, None, {**env, **extra})

@@ -85,9 +85,12 @@ def help_command(
     resolved = resolve(root, command or [])
     if resolved.rest:
         from mmr.cli.argv import unknown
+        from mmr.cli.errors import usage_error
         from mmr.cli.introspect import leaf, visible_commands
 
-        raise unknown("command", resolved.rest[0], visible_commands(leaf(root, resolved)))
+        problem = unknown("command", resolved.rest[0], visible_commands(leaf(root, resolved)))
+        # `mmr help jobs lst`: the commands it could have meant are under `mmr jobs --help`.
+        return usage_error(resolved.names, str(problem))
     sys.stdout.write(help_text(root, Resolved(resolved.path, ())) + "\n")
     return 0
 

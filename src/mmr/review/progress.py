@@ -25,13 +25,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from mmr.dispatch.plan import ChannelEvent
 from mmr.models import TERMINAL_STATUSES
+from mmr.review.run import HEARTBEAT_S
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.live import Live
 
-#: How often a non-terminal display says it still waits (``mmr results`` waits the same way).
-HEARTBEAT_S = 30.0
 
 _STYLES = {"completed": "green", "running": "cyan", "dispatched": "dim",
            "not_installed": "yellow", "skipped": "yellow"}

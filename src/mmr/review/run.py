@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this mod
     from mmr.review.request import ReviewRequest
     from mmr.trust.modes import TrustContext
 
+#: How often a non-terminal display says it still waits (``mmr results`` waits the same way).
+HEARTBEAT_S = 30.0
+
 
 class Progress(Protocol):
     """Live per-channel progress (:class:`mmr.review.progress.ProgressDisplay`)."""

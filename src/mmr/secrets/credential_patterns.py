@@ -19,7 +19,7 @@ from mmr.secrets.assignments import (
     is_secret_name,
     name_kind,
 )
-from mmr.secrets.credential_rules import rules_for, trigger
+from mmr.secrets.credential_rules import literal_alternation, rules_for, table_keywords
 from mmr.secrets.key_blocks import patterns as key_patterns
 
 CredentialKind = str
@@ -105,7 +105,7 @@ def _headers() -> tuple[re.Pattern[str], re.Pattern[str]]:
 @cache
 def _candidate() -> re.Pattern[str]:
     words = (*_NAME_WORDS, *_HEADER_WORDS, "begin", "putty", "private-mac", "private key")
-    return re.compile(trigger().pattern + "|" + "|".join(map(re.escape, words)))
+    return re.compile(literal_alternation({*table_keywords(), *words}))
 
 
 def may_hold_credentials(text: str) -> bool:

@@ -85,6 +85,7 @@ def test_no_command_prints_root_help_to_stderr(capsys):
         (("jobs", "bogus"), "mmr jobs", "unknown command 'bogus'"),
         (("help", "bogus"), "mmr", "unknown command 'bogus'"),
         (("help", "revew"), "mmr", "unknown command 'revew'; did you mean 'review'?"),
+        (("help", "jobs", "lst"), "mmr jobs", "unknown command 'lst'; did you mean 'list'?"),
     ],
 )
 def test_usage_errors_exit_1_with_the_message_then_where_help_is(capsys, args, usage, message):
