@@ -38,7 +38,7 @@ call = fast_command(args)
 marks["cli imports"] = time.time()
 import mmr.review.early as early
 import mmr.trust.modes, mmr.diff.inputs, mmr.prompt.channel_prompt, mmr.process.speculative
-import mmr.cache.recipe
+import mmr.cache.recipe_store
 marks["lane imports"] = time.time()
 def wrap(owner, name, label):
     real = getattr(owner, name)
@@ -49,7 +49,7 @@ def wrap(owner, name, label):
     setattr(owner, name, timed)
 wrap(mmr.trust.modes, "resolve_trust", "trust (git)")
 wrap(early, "early_key", "key")
-wrap(mmr.cache.recipe, "load_recipe", "recipe read")
+wrap(mmr.cache.recipe_store, "load_recipe", "recipe read")
 wrap(mmr.diff.inputs, "resolve_diff", "diff (git)")
 real_prepare = mmr.prompt.channel_prompt.PreparedDiff.prepare.__func__
 def prepare(cls, *a):

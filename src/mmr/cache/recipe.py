@@ -1,32 +1,28 @@
-"""Early-start recipes under ``$MMR_HOME/cache/early/``: what a ``review --sync`` dispatched.
+"""Early-start recipes: what a ``review --sync`` dispatched, as plain data.
 
 A recipe holds, for one key (:func:`mmr.review.early.early_key`), each subprocess channel's
 first request exactly as it reached the chokepoint — argv, the environment as an overlay
 over mmr's own, cwd, stderr mode, capture limits — and the plain data that rebuilds its
 stdin from a fresh diff (run-wide ``diff_exclude`` and ``max_diff_lines``, the prompt
 layers, each channel's ``on_credentials``, ``max_diff_lines``, ``diff_exclude`` and
-``prompt_wrapper``). Files are written atomically, mode 0600, with a digest of their
-content. A file that is not exactly this shape, whose digest or key does not match, that
-is not the user's own or that others may write — a damaged or hand-edited one — is no
-recipe: :func:`load_recipe` returns None and the review runs without an early start. (The
-digest is a checksum, not a signature: whoever can write ``$MMR_HOME`` can also write
-``config.yaml``, whose channels run commands anyway.) Nothing here imports pydantic, and
-the values are named tuples: the early start imports this module, and each dataclass
-costs it half a millisecond to define.
+``prompt_wrapper``). It carries a digest of its content. A value that is not exactly this
+shape or whose digest or key does not match — a damaged or hand-edited file — is no
+recipe: :func:`parse_recipe` returns None and the review runs without an early start.
+(The digest is a checksum, not a signature: whoever can write ``$MMR_HOME`` can also
+write ``config.yaml``, whose channels run commands anyway.) Files:
+:mod:`mmr.cache.recipe_store`. Nothing here imports pydantic, and the values are named
+tuples: the early start imports this module, and each dataclass costs it half a
+millisecond to define.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import stat
-from pathlib import Path
 from typing import Any, NamedTuple
 
-from mmr.fs import atomic_write_bytes, ensure_private_dir, read_bytes_nofollow, sha256_hex
+from mmr.fs import sha256_hex
 
 RECIPE_VERSION = 1
-MAX_RECIPE_BYTES = 4 * 1024 * 1024
 _STDERR_MODES = ("capture", "suppress")
 _CREDENTIAL_POLICIES = ("redact", "refuse", "allow")
 
@@ -87,41 +83,6 @@ class Recipe(NamedTuple):
 
 def _digest(body: dict[str, Any]) -> str:
     return sha256_hex(json.dumps(body, ensure_ascii=True, sort_keys=True).encode("ascii"))
-
-
-def recipe_path(home: Path, key: str) -> Path:
-    if len(key) != 64 or not all(c in "0123456789abcdef" for c in key):
-        raise ValueError(f"not a recipe key: {key!r}")
-    return home / "cache" / "early" / f"{key}.json"
-
-
-def save_recipe(home: Path, recipe: Recipe) -> None:
-    """Write ``recipe`` atomically, mode 0600 (a cache: no fsync)."""
-    path = recipe_path(home, recipe.key)
-    ensure_private_dir(path.parent)
-    data = json.dumps(recipe.to_json(), ensure_ascii=True, sort_keys=True).encode("ascii")
-    atomic_write_bytes(path, data, durable=False)
-
-
-def load_recipe(home: Path, key: str) -> Recipe | None:
-    """The recipe of ``key``, or None when there is none or it is not exactly a recipe."""
-    path = recipe_path(home, key)
-    try:
-        if not (_private(path.parent) and _private(path)):
-            return None
-        data = read_bytes_nofollow(path)
-        if len(data) > MAX_RECIPE_BYTES:
-            return None
-        return parse_recipe(json.loads(data), key)
-    except (OSError, ValueError, TypeError, KeyError):
-        return None
-
-
-def _private(path: Path) -> bool:
-    """Owned by this user, writable by nobody else, not a symlink."""
-    info = path.lstat()
-    return (not stat.S_ISLNK(info.st_mode) and info.st_uid == os.getuid()
-            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
 class _Bad(ValueError):

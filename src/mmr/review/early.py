@@ -34,7 +34,6 @@ KEY_VERSION = 1
 SWITCH = "MMR_EARLY_START"
 
 
-
 class _State:
     """This run's early start: the key it computed (the pipeline records its dispatch
     under it; None: nothing is recorded) and git's answers to its probes."""
@@ -106,7 +105,7 @@ def speculate(argv: Sequence[str], options: Mapping[str, Any], cwd: Path) -> int
 
 def _speculate(argv: Sequence[str], options: Mapping[str, Any], cwd: Path) -> int:
     from mmr import git
-    from mmr.cache.recipe import load_recipe
+    from mmr.cache.recipe_store import load_recipe
     from mmr.config.paths import mmr_home
     from mmr.diff.inputs import DiffRequest, check_reviewable, resolve_diff
     from mmr.trust.modes import TrustFlags, resolve_trust

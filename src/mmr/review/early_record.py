@@ -19,7 +19,8 @@ import os
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from mmr.cache.recipe import Recipe, RecipeChannel, save_recipe
+from mmr.cache.recipe import Recipe, RecipeChannel
+from mmr.cache.recipe_store import save_recipe
 from mmr.config.paths import jobs_dir, mmr_home
 from mmr.dispatch.cached import cache_material
 from mmr.dispatch.isolation import NEUTRAL_DIR_PREFIX

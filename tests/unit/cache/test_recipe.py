@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from mmr.cache.recipe import Recipe, RecipeChannel, load_recipe, recipe_path, save_recipe
+from mmr.cache.recipe import Recipe, RecipeChannel
+from mmr.cache.recipe_store import load_recipe, recipe_path, save_recipe
 
 KEY = "ab" * 32
 
