@@ -20,7 +20,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from types import FrameType
-from typing import BinaryIO, NamedTuple
+from typing import IO, NamedTuple
 
 from mmr.process.reaper import MARK_VAR, become_subreaper, new_mark, reap_child
 from mmr.process.types import ProcessRequest, StderrMode
@@ -85,20 +85,44 @@ def start(identity: Identity) -> SpeculativeChild | None:
 
 
 def start_all(identities: Sequence[Identity]) -> list[SpeculativeChild | None]:
-    """Start each identity's child, then feed each its stdin from a daemon thread; None
-    for a spawn that fails (the pipeline's own spawn then reports it).
+    """Start each identity's child, then feed each its stdin; None for a spawn that fails
+    (the pipeline's own spawn then reports it).
 
     Every child is spawned before any feeding starts: the children's own start-up then
-    competes with no thread of this process for the next spawn.
+    competes with nothing of this process for the next spawn. A prompt that fits in its
+    pipe is written at once; only the rest of a longer one is left to a daemon thread, so
+    a child slow to read holds up no other.
     """
     become_subreaper()
     children = [_spawn(identity) for identity in identities]
     for child in children:
         stdin = None if child is None else child.popen.stdin
-        if child is not None and stdin is not None:
-            threading.Thread(target=_feed, args=(stdin, child.identity.stdin), daemon=True,
+        if child is None or stdin is None:
+            continue
+        rest = _write_what_fits(stdin, child.identity.stdin)
+        if rest is not None:
+            threading.Thread(target=_feed, args=(stdin, rest), daemon=True,
                              name="mmr-early-stdin").start()
     return children
+
+
+def _write_what_fits(stdin: IO[bytes], data: bytes) -> memoryview | None:
+    """Write ``data`` without blocking and close stdin; what did not fit, if anything
+    (stdin then left open and blocking, for :func:`_feed`)."""
+    fd = stdin.fileno()
+    view = memoryview(data)
+    try:
+        os.set_blocking(fd, False)
+        while view:
+            view = view[os.write(fd, view):]
+    except BlockingIOError:
+        os.set_blocking(fd, True)
+        return view
+    except (OSError, ValueError):
+        pass  # EPIPE: the child exited or closed stdin first; its exit decides the status
+    with suppress(OSError, ValueError):
+        stdin.close()
+    return None
 
 
 def _spawn(identity: Identity) -> SpeculativeChild | None:
@@ -117,7 +141,7 @@ def _spawn(identity: Identity) -> SpeculativeChild | None:
     return child
 
 
-def _feed(stdin: BinaryIO, data: bytes) -> None:
+def _feed(stdin: IO[bytes], data: bytes | memoryview) -> None:
     """Write the prompt and close stdin; a child that stops reading is not an error."""
     view = memoryview(data)
     with suppress(OSError, ValueError):

@@ -121,3 +121,19 @@ def test_unclaimed_children_are_killed_with_their_group() -> None:
 
     assert process_gone(child.pid) and speculative.waiting_groups() == []
     assert live_process_groups() == frozenset()
+
+
+def test_a_prompt_longer_than_the_pipe_is_fed_whole() -> None:
+    big = bytes(range(256)) * 1200  # 300 KiB: more than a pipe holds
+    req = _request(stdin=big, max_capture_bytes=None)
+    child = _start(req)
+
+    outcome = anyio.run(run_process, req)
+
+    assert outcome.pid == child.pid and outcome.stdout == big
+
+
+def test_a_child_that_never_reads_a_long_prompt_is_still_killed() -> None:
+    child = _start(_request(argv=("sleep", "30"), stdin=b"x" * (1 << 20)))
+    assert speculative.kill_unclaimed() == 1
+    assert process_gone(child.pid)
