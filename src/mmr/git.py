@@ -117,12 +117,18 @@ _PROBES: ContextVar[dict[tuple[str, ...], bytes | GitError] | None] = ContextVar
     "mmr_git_probes", default=None)
 
 
+ProbeAnswers = dict[tuple[str, ...], "bytes | GitError"]
+
+
 @contextmanager
-def probe_memo() -> Iterator[None]:
+def probe_memo(answers: ProbeAnswers | None = None) -> Iterator[None]:
     """Within the block, a repeated ``rev-parse`` probe (work tree, top level, ref) in the
     same directory is answered from its first run: the review's set-up asks trust and the
-    diff the same questions of a repository that mmr does not change meanwhile."""
-    token = _PROBES.set({})
+    diff the same questions of a repository that mmr does not change meanwhile.
+
+    ``answers`` carries a memo over from an earlier block of the same run (the early
+    start's), and receives this block's answers."""
+    token = _PROBES.set({} if answers is None else answers)
     try:
         yield
     finally:

@@ -14,6 +14,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 KEY_VERSION = 1
 
@@ -51,3 +52,14 @@ def review_cache_key(*, channel: Mapping[str, object], prompt: str, parser: Mapp
     }
     encoded = json.dumps(material, sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(encoded.encode("ascii")).hexdigest()
+
+
+def material_key(material: Mapping[str, Any], prompt: str) -> str:
+    """The key of a run of ``prompt`` with ``material`` (``channel`` and ``parser`` dumps,
+    the ``command`` token), the executable identified as it is now."""
+    from mmr import __version__
+
+    token = material["command"]
+    return review_cache_key(
+        channel=material["channel"], prompt=prompt, parser=material["parser"],
+        executable=executable_identity(token) if token else None, mmr_version=__version__)

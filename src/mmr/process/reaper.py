@@ -26,15 +26,14 @@ import os
 import signal
 import subprocess
 import sys
-import uuid
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 MARK_VAR = "MMR_REAPER_MARK"
 PR_SET_CHILD_SUBREAPER = 36
 _PROC = Path("/proc")
-_SCOPE = uuid.uuid4().hex[:16]
+_SCOPE = os.urandom(8).hex()  # (uuid would import platform and ctypes' helpers: ~3 ms)
 _counter = itertools.count(1)
 
 
@@ -59,8 +58,7 @@ def scope() -> str:
     return _SCOPE
 
 
-@dataclass(frozen=True)
-class _Proc:
+class _Proc(NamedTuple):
     pid: int
     ppid: int
     pgid: int

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from mmr.cache.store import ReviewCache
     from mmr.config.schema import CacheConfig
     from mmr.models import ReconciledResults
+    from mmr.review.early_record import RecipeRecorder
 
 #: What runs after the channels settle; imported while they run (:func:`warm_up`), so the
 #: 40-60 ms of module loading is off the path to the first spawn and after the last exit.
@@ -118,8 +119,12 @@ def review_cache(config: CacheConfig) -> ReviewCache | None:
 
 
 def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
-                 io: ReviewIO) -> None:
-    """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
+                 io: ReviewIO, *, recorder: RecipeRecorder | None = None) -> None:
+    """Steps 24–25: dispatch the channels that passed, then the compensating passes.
+
+    Once every channel has spawned, the early start's children nobody adopted are killed
+    and ``recorder`` (``--sync``) stores what was dispatched for the next early start.
+    """
     import anyio
 
     from mmr.dispatch.interrupts import run_until_interrupted
@@ -129,7 +134,10 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
     plans = [r.planned.plan for r in gate if r.passed and r.planned.plan is not None]
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
                           parallel=job_plan.loaded.defaults.parallel, on_event=io.progress,
-                          cache=review_cache(job_plan.loaded.defaults.cache))
+                          cache=review_cache(job_plan.loaded.defaults.cache),
+                          on_first_request=recorder)
+    if recorder is not None:
+        recorder.cache = ctx.cache
 
     async def work() -> list[str]:
         from mmr.dispatch.versions import record_cli_versions_async
@@ -147,10 +155,15 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
             await watch.started.wait()
             await anyio.to_thread.run_sync(warm_up)
 
+        async def after_spawns() -> None:
+            await watch.started.wait()
+            await anyio.to_thread.run_sync(settle_early_start, recorder)
+
         async with anyio.create_task_group() as group:
             # Which CLI versions reviewed this job, probed beside the dispatch (no wall time).
             group.start_soon(record_versions)
             outcomes = {}
+            group.start_soon(after_spawns)
             if plans:
                 group.start_soon(warm_up_later)
                 try:
@@ -162,6 +175,7 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
                 with anyio.move_on_after(VERSION_GRACE_S):
                     await versions_recorded.wait()
             group.cancel_scope.cancel()  # a CLI slow to say its version never delays a review
+        settle_early_start(recorder)  # (done, unless the dispatch was over before it ran)
         from mmr.review.compensate import plan_compensation, run_compensation
 
         job = store.load(job_id)  # compensation is decided from the statuses on disk
@@ -182,6 +196,15 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
     io.notice_all(notices)
 
 
+def settle_early_start(recorder: RecipeRecorder | None) -> None:
+    """Kill the early start's children no channel adopted; store this dispatch's recipe."""
+    from mmr.process.speculative import kill_unclaimed
+
+    kill_unclaimed()
+    if recorder is not None:
+        recorder.save()
+
+
 def warm_up() -> None:
     """Import :data:`AFTER_DISPATCH_MODULES` (in a worker thread while the channels run)."""
     import importlib
@@ -191,7 +214,8 @@ def warm_up() -> None:
 
 
 def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
-            io: ReviewIO, *, gated: Callable[[], None] | None = None) -> ReconciledResults:
+            io: ReviewIO, *, gated: Callable[[], None] | None = None,
+            recorder: RecipeRecorder | None = None) -> ReconciledResults:
     """The worker's part after the pre-flight: statuses, dispatch, compensation, and the
     results pipeline (written to ``results.json``).
 
@@ -207,7 +231,7 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
             record_gate_results(store, job_id, gate, io.progress)            # 22
             if gated is not None:
                 gated()
-            dispatch_job(plan, store, job_id, gate, io)                      # 24, 25
+            dispatch_job(plan, store, job_id, gate, io, recorder=recorder)   # 24, 25
             from mmr.review.results import job_results, save_results  # imported while they ran
 
             results = job_results(store, job_id, warn=io.notice)             # 26
@@ -225,8 +249,11 @@ def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult],
         raise MmrError(no_channel_passed_message(gate))                     # 19
     store = JobStore(jobs_dir())
     job_id = create_review_job(setup, store)                                 # 20, 21, 23
+    from mmr.review.early_record import recorder_for
+
     with store.acquire_worker_lock(job_id):
-        results = run_job(setup.job_plan(), store, job_id, gate, io)
+        results = run_job(setup.job_plan(), store, job_id, gate, io,
+                          recorder=recorder_for(setup, job_id))
     from mmr.review.results import results_exit_code
 
     document = render_document(results, setup.loaded.defaults.format)

@@ -20,6 +20,7 @@ from mmr.errors import ChannelSelectionError, ConfigError
 from mmr.git import probe_memo
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
 from mmr.reconcile.verdict import unreachable_floor_warning
+from mmr.review.early import probe_answers
 from mmr.review.execute import run_sync_review, start_review_job
 from mmr.review.preflight import run_preflight
 from mmr.review.request import ReviewRequest, check_request
@@ -62,7 +63,7 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     """Run one review and return what to print on stdout and the exit code."""
     if request.sync or request.dry_run:
         prefetch_dispatch_modules()
-    with probe_memo():  # trust and the diff ask git the same rev-parse questions
+    with probe_memo(probe_answers()):  # trust and the diff ask git the same questions
         setup = prepare_review(request, io)                                  # 1-16
     if isinstance(setup, ReviewOutcome):
         return setup
@@ -122,7 +123,7 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         request=request, loaded=loaded, trust=trust, proposed=proposed,
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
-        excluded_files=diff.excluded_files,
+        excluded_files=diff.excluded_files, parts=parts,
     )
 
 

@@ -1,0 +1,139 @@
+"""Claiming a child the early start began: only an identical request adopts it (issue 19).
+
+Real children (``cat`` echoes its stdin), real adoption through ``run_process``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mmr.process import speculative
+from mmr.process.reaper import MARK_VAR
+from mmr.process.subprocess import live_process_groups, run_process
+from mmr.process.types import ProcessRequest
+from tests.fakes.plugin import process_gone, wait_until_gone
+
+PROMPT = b"the whole prompt\n" * 100
+
+
+@pytest.fixture(autouse=True)
+def nothing_left() -> Iterator[None]:
+    yield
+    speculative.kill_unclaimed()
+
+
+def _request(**changes: Any) -> ProcessRequest:
+    base = ProcessRequest(("cat",), cwd=Path("/"), env={**os.environ, "EXTRA": "1"},
+                          stdin=PROMPT, timeout_s=30, max_capture_bytes=1 << 20)
+    return dataclasses.replace(base, **changes)
+
+
+def _start(req: ProcessRequest) -> speculative.SpeculativeChild:
+    identity = speculative.request_identity(req)
+    assert identity is not None
+    child = speculative.start(identity)
+    assert child is not None
+    return child
+
+
+@pytest.mark.parametrize("change", [
+    {"argv": ("cat", "-")},
+    {"env": {**os.environ, "EXTRA": "2"}},
+    {"env": None},
+    {"cwd": Path("/tmp")},
+    {"cwd": None},
+    {"stderr": "suppress"},
+    {"stdin": PROMPT + b"!"},
+    {"stdin": None},
+    {"max_capture_bytes": 1 << 19},
+    {"max_stderr_bytes": 10},
+], ids=lambda change: next(iter(change)))
+def test_one_field_different_is_no_claim(change: dict[str, Any]) -> None:
+    child = _start(_request())
+    assert speculative.claim(_request(**change)) is None
+    assert speculative.waiting_groups() == [child.pid]
+    assert speculative.claim(_request()) is child  # the identical request still claims it
+    assert speculative.waiting_groups() == []
+
+
+def test_a_prompt_file_request_never_claims(tmp_path: Path) -> None:
+    _start(_request())
+    prompt = tmp_path / "prompt"
+    prompt.write_bytes(PROMPT)
+    assert speculative.claim(_request(stdin=None, prompt_file=prompt)) is None
+
+
+def test_the_reaper_mark_is_not_part_of_the_identity() -> None:
+    child = _start(_request())
+    marked = _request(env={**os.environ, "EXTRA": "1", MARK_VAR: "other:1"})
+    assert speculative.claim(marked) is child
+    speculative.kill_unclaimed()
+    child.popen.kill()
+    child.popen.wait()
+
+
+def test_each_child_is_claimed_once() -> None:
+    first, second = _start(_request()), _start(_request())
+    claimed = [speculative.claim(_request()), speculative.claim(_request())]
+    assert {child.pid for child in claimed if child is not None} == {first.pid, second.pid}
+    assert speculative.claim(_request()) is None
+    for child in (first, second):
+        child.popen.kill()
+        child.popen.wait()
+
+
+def test_run_process_adopts_an_identical_child_and_supervises_it() -> None:
+    req = _request()
+    child = _start(req)
+    seen: list[int] = []
+
+    outcome = anyio.run(lambda: run_process(req, on_spawn=seen.append))
+
+    assert seen == [child.pid] and outcome.pid == child.pid
+    assert outcome.succeeded and outcome.stdout == PROMPT  # fed once, by the early start
+    assert process_gone(child.pid) and live_process_groups() == frozenset()
+
+
+def test_an_adopted_child_gets_the_requests_deadline_and_kill() -> None:
+    req = _request(argv=("sleep", "30"), stdin=b"", timeout_s=0.3, kill_grace_s=0.2)
+    child = _start(req)
+
+    outcome = anyio.run(run_process, req)
+
+    assert outcome.pid == child.pid and outcome.timed_out
+    assert outcome.killed_by in (signal.SIGTERM, signal.SIGKILL)
+    assert wait_until_gone(child.pid)
+
+
+def test_unclaimed_children_are_killed_with_their_group() -> None:
+    child = _start(_request(argv=("sh", "-c", "sleep 30 & sleep 30"), stdin=b""))
+    assert child.pid in live_process_groups()  # the interrupt path signals it too
+
+    assert speculative.kill_unclaimed() == 1
+
+    assert process_gone(child.pid) and speculative.waiting_groups() == []
+    assert live_process_groups() == frozenset()
+
+
+def test_a_prompt_longer_than_the_pipe_is_fed_whole() -> None:
+    big = bytes(range(256)) * 1200  # 300 KiB: more than a pipe holds
+    req = _request(stdin=big, max_capture_bytes=None)
+    child = _start(req)
+
+    outcome = anyio.run(run_process, req)
+
+    assert outcome.pid == child.pid and outcome.stdout == big
+
+
+def test_a_child_that_never_reads_a_long_prompt_is_still_killed() -> None:
+    child = _start(_request(argv=("sleep", "30"), stdin=b"x" * (1 << 20)))
+    assert speculative.kill_unclaimed() == 1
+    assert process_gone(child.pid)
