@@ -92,16 +92,22 @@ def parse_default(raw: str) -> ParsedOutput:
     if bare is not None:
         return bare
     only = _only_object(text)
-    if only is not None:
-        candidate, value = only
-    else:
-        if text.count("{") > 1:
-            objects = top_level_objects(text)
-            reviews = [value for value in objects if is_review(value)]
-            if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
-                return lenient_reply(reviews[-1])
-        candidate = extract_first_object(text)
-        value = _decode_object(candidate)
+    return scanned_reading(text) if only is None else _first_object_reply(text, *only)
+
+
+def scanned_reading(text: str) -> ParsedOutput:
+    """``default`` by the bracket scans: what :func:`_only_object` shortcuts, in full."""
+    if text.count("{") > 1:
+        objects = top_level_objects(text)
+        reviews = [value for value in objects if is_review(value)]
+        if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
+            return lenient_reply(reviews[-1])
+    candidate = extract_first_object(text)
+    return _first_object_reply(text, candidate, _decode_object(candidate))
+
+
+def _first_object_reply(text: str, candidate: str, value: Any) -> ParsedOutput:
+    """The first object's reply: a bare finding when it is the whole text."""
     if candidate == text.strip():
         single = bare_finding(value)
         if single is not None:

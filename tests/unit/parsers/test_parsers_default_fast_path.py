@@ -17,29 +17,15 @@ from hypothesis import strategies as st
 from mmr.models import ParsedOutput
 from mmr.parsers import external
 from mmr.parsers.brackets import BracketIndex
-from mmr.parsers.builtin import _decode_object, bare_findings_array, is_review, parse_default
-from mmr.parsers.scanners import extract_first_object, top_level_objects
+from mmr.parsers.builtin import bare_findings_array, parse_default, scanned_reading
 from mmr.parsers.text import strip_markdown_fences
-from mmr.parsers.validate import bare_finding, lenient_reply
 
 
 def _full_reading(raw: str) -> ParsedOutput:
+    """``default`` without the one-decode shortcut: always the bracket scans."""
     text = strip_markdown_fences(raw)
     bare = bare_findings_array(text)
-    if bare is not None:
-        return bare
-    if text.count("{") > 1:
-        objects = top_level_objects(text)
-        reviews = [value for value in objects if is_review(value)]
-        if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
-            return lenient_reply(reviews[-1])
-    candidate = extract_first_object(text)
-    value = _decode_object(candidate)
-    if candidate == text.strip():
-        single = bare_finding(value)
-        if single is not None:
-            return single
-    return lenient_reply(value)
+    return bare if bare is not None else scanned_reading(text)
 
 
 def _outcome(fn: Any, raw: str) -> tuple[str, Any]:
