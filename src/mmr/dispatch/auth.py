@@ -47,6 +47,9 @@ _SAFE_TOKEN = re.compile(r"[a-zA-Z0-9._-]+")
 #: mmr's pipe open, and nothing reaches mmr's own streams (§4.1).
 _OUTPUT_DIR_VAR = "MMR_AUTH_CHECK_OUTPUT"
 _SILENCE = f'exec </dev/null >"${_OUTPUT_DIR_VAR}/stdout" 2>"${_OUTPUT_DIR_VAR}/stderr"\n'
+_NO_TMP_RECOVERY = "Free space in the temporary directory (or point TMPDIR at one with room)"
+#: Where it goes when no directory can be made for it (a full TMPDIR).
+_DISCARD = "exec </dev/null >/dev/null 2>&1\n"
 #: The most of each output file read back (its tail).
 _READ_BACK_BYTES = 64 * 1024
 
@@ -84,20 +87,30 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
     """One ``sh -c <check>`` attempt under a fresh posture (§4.1 steps 1–5)."""
     # A check never needs the repository, and a CLI started there may load its project
     # files (hooks, MCP servers): it runs from a neutral directory unless cwd says otherwise.
-    posture = open_posture(channel.env, channel.cwd or NEUTRAL_CWD)
-    output = Path(tempfile.mkdtemp(prefix="mmr-auth-"))
+    try:
+        posture = open_posture(channel.env, channel.cwd or NEUTRAL_CWD)
+    except OSError as exc:
+        return AuthResult("failed", recovery=_NO_TMP_RECOVERY,
+                          detail=f"cannot create the check's private directory: {exc.strerror}")
+    try:
+        output: Path | None = Path(tempfile.mkdtemp(prefix="mmr-auth-"))
+        silence, extra = _SILENCE, {_OUTPUT_DIR_VAR: str(output)}
+    except OSError:  # a full or unwritable TMPDIR costs the check's words, not the check
+        output, silence, extra = None, _DISCARD, {}
     try:
         outcome = await run_process(ProcessRequest(
-            ("sh", "-c", _SILENCE + check.check), cwd=posture.cwd,
-            env={**posture.env, _OUTPUT_DIR_VAR: str(output)}, timeout_s=timeout_s,
+            ("sh", "-c", silence + check.check), cwd=posture.cwd,
+            env={**posture.env, **extra}, timeout_s=timeout_s,
             stderr="suppress", max_capture_bytes=0, kill_grace_s=0, label="auth-check",
         ))
         failed = outcome.rc is not None and outcome.rc in check.failure_exit_codes
         # Read back only for a refusal, before the directory goes: a pass says nothing.
-        said = last_said(_tail(output / "stdout"), _tail(output / "stderr")) if failed else None
+        said = (last_said(_tail(output / "stdout"), _tail(output / "stderr"), clean=redact_text)
+                if failed and output is not None else None)
     finally:
         posture.cleanup()
-        shutil.rmtree(output, ignore_errors=True)
+        if output is not None:
+            shutil.rmtree(output, ignore_errors=True)
     recovery = redact_text(check.recovery)
     if outcome.timed_out:
         return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s")
@@ -107,7 +120,6 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
         if said is None:
             return AuthResult("failed", recovery=recovery,
                               detail=f"auth check exited {outcome.rc}")
-        said = redact_text(said)
         return AuthResult("failed", recovery=f"{recovery} — the check said: {said}",
                           detail=said)
     return AuthResult("ok")
@@ -117,10 +129,14 @@ def _tail(path: Path) -> str:
     """The last :data:`_READ_BACK_BYTES` of ``path`` as text; ``""`` when unreadable."""
     try:
         with path.open("rb") as handle:
-            handle.seek(max(0, path.stat().st_size - _READ_BACK_BYTES))
-            return handle.read(_READ_BACK_BYTES).decode("utf-8", "replace")
+            start = max(0, path.stat().st_size - _READ_BACK_BYTES)
+            handle.seek(start)
+            data = handle.read(_READ_BACK_BYTES)
     except OSError:
         return ""
+    if start:  # the first line may be a cut one (a credential's tail without its head)
+        data = data.partition(b"\n")[2]
+    return data.decode("utf-8", "replace")
 
 
 async def _check_subprocess(name: str, channel: SubprocessChannel,

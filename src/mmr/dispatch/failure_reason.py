@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 from mmr.formatters.sanitize import visible_controls
 
@@ -89,13 +90,17 @@ def failure_log(stdout: str, stderr: str, prompt: str | None) -> str | None:
     return "\n".join(parts) if parts else None
 
 
-def last_said(*texts: str) -> str | None:
+def last_said(*texts: str, clean: Callable[[str], str] = str) -> str | None:
     """The last non-empty line of the first text that has one, cleaned and cut: what a
-    CLI's status command said (its stdout first; stderr carries banners and warnings)."""
+    CLI's status command said (its stdout first; stderr carries banners and warnings).
+
+    ``clean`` (the redactor) sees the whole line before the cut: a credential cut in two
+    would keep a head too short for its pattern."""
     for text in texts:
         for raw in reversed(strip_ansi(text).splitlines()):
             line = raw.strip(_FRAME)
             if line:
+                line = clean(line)
                 return line if len(line) <= SAID_MAX_CHARS else line[:SAID_MAX_CHARS] + "…"
     return None
 

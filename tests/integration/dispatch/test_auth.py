@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -210,3 +213,54 @@ def test_check_channels_keeps_resolution_order(fake_cli: FakeCliFactory) -> None
     assert [r.status for r in results.values()] == ["ok", "failed", "ok", "skipped"]
     sequential = anyio.run(lambda: check_channels(items, parallel=False))
     assert sequential == results
+
+
+def test_a_credential_across_the_cut_is_redacted_whole(fake_cli: FakeCliFactory) -> None:
+    """The line is redacted before it is cut to 240 characters: cut first, the key's head
+    was too short for its pattern and reached the recovery hint and the status file."""
+    fake_cli("mycli")
+    key = "AKIA" + "ABCDEFGHIJKLMNOP"
+    line = "x" * 230 + " " + key + " trailing words"
+    result = check_channel("mycli", channel("mycli", auth=_auth(
+        f"echo '{line}'; exit 1", recovery="mycli login")))
+
+    assert result.status == "failed" and result.recovery is not None
+    assert "AKIAABCD" not in result.recovery and "AKIAABCD" not in (result.detail or "")
+
+
+def test_no_room_for_the_output_costs_the_words_not_the_check(
+        fake_cli: FakeCliFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No directory for the check's output (a full TMPDIR) was a traceback out of the
+    pre-flight; the check still runs and decides, only its words are not read back."""
+    fake_cli("mycli")
+    make = tempfile.mkdtemp
+
+    def full_for_output(*args: Any, **kwargs: Any) -> str:
+        if kwargs.get("prefix") == "mmr-auth-":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return make(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", full_for_output)
+    refused = check_channel("mycli", channel("mycli", auth=_auth(
+        "echo 'Not logged in'; exit 1", recovery="mycli login")))
+    passed = check_channel("mycli", channel("mycli", auth=_auth("true")))
+
+    assert refused == AuthResult("failed", recovery="mycli login",
+                                 detail="auth check exited 1")
+    assert passed == AuthResult("ok")
+
+
+def test_a_full_tmpdir_fails_the_check_with_the_fix(
+        fake_cli: FakeCliFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_cli("mycli")
+
+    def full(*args: Any, **kwargs: Any) -> str:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", full)
+    result = check_channel("mycli", channel("mycli", auth=_auth("true")))
+
+    assert result.status == "failed"
+    assert result.detail == ("cannot create the check's private directory: "
+                             + os.strerror(errno.ENOSPC))
+    assert result.recovery is not None and "TMPDIR" in result.recovery
