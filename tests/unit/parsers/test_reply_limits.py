@@ -40,6 +40,20 @@ def test_a_flood_of_findings_keeps_the_first_500_with_a_note() -> None:
     assert result.summary == "s [mmr: 7 findings over the limit of 500 per channel were dropped]"
 
 
+def test_a_flood_of_nits_cannot_push_a_p0_out() -> None:
+    """The cut kept the first 500 in reply order: 500 P3s before a P0 dropped the P0 and the
+    gate passed with only a note saying one finding was dropped."""
+    nits = [{**_finding(i), "severity": "P3"} for i in range(MAX_FINDINGS)]
+    blocker = {**_finding(999, "sql injection"), "severity": "P0"}
+    result = parse_channel_output(_reply([*nits, blocker]), "default")
+    assert isinstance(result, ParsedOutput)
+    assert [f.severity for f in result.findings] == ["P3"] * (MAX_FINDINGS - 1) + ["P0"]
+    assert result.findings[-1].location == "a.py:999"
+    assert [f.location for f in result.findings[:-1]] == [f"a.py:{i}"
+                                                          for i in range(MAX_FINDINGS - 1)]
+    assert result.summary == "s [mmr: 1 findings over the limit of 500 per channel were dropped]"
+
+
 def test_a_reply_within_the_limits_is_untouched() -> None:
     raw = _reply([_finding(i) for i in range(MAX_FINDINGS)], summary="fine")
     result = parse_channel_output(raw, "default")
