@@ -81,5 +81,8 @@ class StoreReadError(MmrError, OSError):
         self.path = str(path)
 
     def __str__(self) -> str:
+        if self.errno in (errno.EACCES, errno.EPERM):
+            return (f"cannot read {self.path}: {self.strerror}. Make it readable by this user "
+                    "(check its owner and mode) and retry")
         return (f"cannot read {self.path}: {self.strerror}. The job store is damaged there: "
                 "remove that path (or the job's directory) and retry")

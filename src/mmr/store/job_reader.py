@@ -12,6 +12,7 @@ the ``dispatched`` entry, so the job looks "still running" forever): the channel
 
 from __future__ import annotations
 
+import errno
 import json
 import threading
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mmr.errors import JobNotFoundError
+from mmr.errors import JobNotFoundError, StoreReadError
 from mmr.log import stderr_line
 from mmr.store.held import read_bytes
 from mmr.store.layout import JobPaths, UnsafeChannelNameError, check_channel_name
@@ -40,6 +41,10 @@ def read_job_json(paths: JobPaths) -> dict[str, Any]:
         raise not_found
     try:
         raw = json.loads(read_bytes(paths.job_json))
+    except StoreReadError as exc:
+        if exc.errno != errno.EISDIR:  # there, but refused (EACCES, EIO): not "not found"
+            raise
+        raise not_found from None
     except (OSError, ValueError):
         raise not_found from None
     if (

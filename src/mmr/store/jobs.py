@@ -13,7 +13,6 @@ worker thread.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 from collections.abc import Iterable, Mapping
@@ -23,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mmr.errors import JobNotFoundError, MmrError, StoreWriteError
+from mmr.errors import JobNotFoundError, MmrError, StoreReadError, StoreWriteError
 from mmr.fs import WRITE_FAULTS, atomic_write_json, ensure_private_dir
 from mmr.log import stderr_line
 from mmr.models import ChannelStatus, OutsideDiffGate, TrustMode
@@ -182,8 +181,12 @@ class JobStore(ChannelFiles):
         """Every loadable ``mmr-*`` job, newest ``created_at`` first (§7.7)."""
         jobs: list[JobRecord] = []
         for name in self._job_dir_names():
-            with contextlib.suppress(JobNotFoundError):
+            try:
                 jobs.append(self.load(name))
+            except JobNotFoundError:
+                pass
+            except StoreReadError as exc:  # one unreadable job does not hide the others
+                stderr_line(f"mmr: warning: {exc}")
         oldest = datetime.min.replace(tzinfo=UTC)
         jobs.sort(key=lambda job: parse_timestamp(job.created_at) or oldest, reverse=True)
         return jobs
