@@ -111,8 +111,11 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
         return await _run_http_attempt(plan, ctx, attempt)
     prompt_file: Path | None = None
     if channel.prompt_delivery == "prompt-file":
-        written = await in_thread(ctx.store.write_channel_prompt, ctx.job_id, plan.name,
-                                  plan.prompt)
+        try:  # never held: the CLI reads it from disk, so a refused write fails the channel
+            written = await in_thread(ctx.store.write_channel_prompt, ctx.job_id, plan.name,
+                                      plan.prompt)
+        except MmrError as exc:
+            return AttemptResult("failed", None, log=str(exc))
         prompt_file = written.absolute()
     posture = open_posture(channel.env, channel.cwd)
     try:

@@ -125,3 +125,32 @@ def test_the_unsaved_job_reads_back_as_a_dead_worker_never_a_pass(
             {"worker_died"}
         assert results.code == 3 and json.loads(results.out)["verdict"] == "needs-user-decision"
     assert len(saved_warnings(still_full[0].err)) == 1
+
+
+def test_a_refused_prompt_file_fails_that_channel_in_one_line(
+        repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt file the disk refuses was a StoreWriteError out of the attempt: a logged
+    traceback on stderr and "mmr could not run this channel" as its reason."""
+    fake_cli("filed", stdout={"approved": True, "findings": [], "summary": "clean"})
+    fake_cli("piped", stdout={"approved": False, "findings": [BLOCKER], "summary": "blocker"})
+    write_user_config({"filed": {"command": "filed", "prompt_delivery": "prompt-file"},
+                       "piped": {"command": "piped"}, **NO_COMPENSATOR},
+                      defaults={**NO_COMPENSATOR_DEFAULTS, "min_completed_channels": 1})
+    real = fs.write_temp
+
+    def write_temp(target: Path, data: bytes, mode: int, *, durable: bool = True) -> Path:
+        if target.name.endswith(".prompt.txt"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(target, data, mode, durable=durable)
+
+    monkeypatch.setattr(fs, "write_temp", write_temp)
+    result = run_mmr("review", "--sync", "--channels", "filed,piped", cwd=repo.root)
+
+    assert "Traceback" not in result.err and "could not run this channel" not in result.err
+    doc: dict[str, Any] = json.loads(result.out)
+    filed = doc["per_channel"]["filed"]
+    assert filed["status"] == "failed"
+    assert "cannot write" in filed["error"] and os.strerror(errno.ENOSPC) in filed["error"]
+    assert doc["per_channel"]["piped"]["status"] == "completed"
+    assert doc["verdict"] == "blocked" and result.code == 2
