@@ -47,6 +47,18 @@ async def run_until_interrupted(work: Callable[[], Awaitable[T]]) -> T:
     """
     if threading.current_thread() is not threading.main_thread():
         return await work()
+    # The event loop puts the default action back when the receiver closes, not what was
+    # there (the early start's SIGTERM handler, which kills its waiting children).
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return await _watched(work)
+    finally:
+        for sig, handler in before.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
+async def _watched(work: Callable[[], Awaitable[T]]) -> T:
     result: list[T] = []
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with anyio.create_task_group() as group:

@@ -76,7 +76,8 @@ class SpeculativeChild:
 
 
 _waiting: list[SpeculativeChild] = []
-_lock = threading.Lock()
+#: Re-entrant: the SIGTERM handler takes it, and may interrupt a holder in the same thread.
+_lock = threading.RLock()
 
 
 def start(identity: Identity) -> SpeculativeChild | None:

@@ -1,0 +1,31 @@
+"""The dispatch's signal watch leaves the handlers it found (issue 19's early start)."""
+
+from __future__ import annotations
+
+import signal
+from types import FrameType
+
+import anyio
+
+from mmr.dispatch.interrupts import run_until_interrupted
+
+
+def _mine(signum: int, frame: FrameType | None) -> None:  # pragma: no cover - never sent
+    pass
+
+
+def test_the_handlers_before_the_watch_are_back_after_it() -> None:
+    """asyncio put SIG_DFL back when its receiver closed: the early start's SIGTERM handler
+    (kill the waiting children) was gone after the auth gate, so a SIGTERM between the
+    gate and the dispatch left the children running."""
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGTERM, _mine)
+    try:
+        async def work() -> int:
+            return 7
+
+        assert anyio.run(run_until_interrupted, work) == 7
+        assert signal.getsignal(signal.SIGTERM) is _mine
+        assert signal.getsignal(signal.SIGINT) is before[1]
+    finally:
+        signal.signal(signal.SIGTERM, before[0])
