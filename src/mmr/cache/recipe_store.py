@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import os
 import stat
+from contextlib import suppress
 from pathlib import Path
 
 from mmr.cache.recipe import Recipe, parse_recipe
 from mmr.fs import atomic_write_bytes, ensure_private_dir, read_bytes_nofollow
 
 MAX_RECIPE_BYTES = 4 * 1024 * 1024
+#: Recipes kept: the key hashes the whole environment, so a new shell writes a new one;
+#: past this many the least recently written go (nothing else prunes them).
+MAX_RECIPES = 64
 
 
 def recipe_path(home: Path, key: str) -> Path:
@@ -30,6 +34,18 @@ def save_recipe(home: Path, recipe: Recipe) -> None:
     ensure_private_dir(path.parent)
     data = json.dumps(recipe.to_json(), ensure_ascii=True, sort_keys=True).encode("ascii")
     atomic_write_bytes(path, data, durable=False)
+    _drop_oldest(path.parent)
+
+
+def _drop_oldest(directory: Path) -> None:
+    try:
+        entries = [(entry.stat(follow_symlinks=False).st_mtime_ns, entry.path)
+                   for entry in os.scandir(directory) if entry.name.endswith(".json")]
+    except OSError:
+        return
+    for _, stale in sorted(entries)[:-MAX_RECIPES]:
+        with suppress(OSError):
+            Path(stale).unlink()
 
 
 def load_recipe(home: Path, key: str) -> Recipe | None:

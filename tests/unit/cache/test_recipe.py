@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mmr.cache.recipe import Recipe, RecipeChannel
-from mmr.cache.recipe_store import load_recipe, recipe_path, save_recipe
+from mmr.cache.recipe_store import MAX_RECIPES, load_recipe, recipe_path, save_recipe
 
 KEY = "ab" * 32
 
@@ -95,3 +96,16 @@ def test_a_symlinked_recipe_is_no_recipe(tmp_path: Path) -> None:
     path.rename(real)
     path.symlink_to(real)
     assert load_recipe(tmp_path, KEY) is None
+
+
+def test_only_the_newest_recipes_are_kept(tmp_path: Path) -> None:
+    """Every new environment wrote a recipe and nothing removed them."""
+    keys = [f"{i:064x}" for i in range(MAX_RECIPES + 3)]
+    for index, key in enumerate(keys):
+        save_recipe(tmp_path, _recipe(key=key))
+        os.utime(recipe_path(tmp_path, key), ns=(index * 10**9, index * 10**9))
+    save_recipe(tmp_path, _recipe(key=keys[-1]))  # the newest write prunes the rest
+
+    kept = sorted(p.name for p in recipe_path(tmp_path, keys[0]).parent.iterdir())
+    assert kept == sorted(f"{key}.json" for key in keys[-MAX_RECIPES:])
+    assert load_recipe(tmp_path, keys[-1]) == _recipe(key=keys[-1])
