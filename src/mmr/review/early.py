@@ -82,7 +82,7 @@ def early_key(argv: Sequence[str], cwd: Path, trust: TrustContext) -> str:
     material = {
         "v": KEY_VERSION, "mmr": __version__, "argv": list(argv), "cwd": str(cwd),
         "env": sorted(os.environ.items()), "user_config": user_config,
-        "project_config": None if project is None else project,
+        "project_config": project,
         "trust_mode": trust.mode, "trusted_ref": trust.trusted_ref,
         "project_root": str(trust.project_root),
     }

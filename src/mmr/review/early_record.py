@@ -56,9 +56,8 @@ class RecipeRecorder:
         planned = next((p for p in self.setup.planned if p.name == name), None)
         if planned is None or planned.plan is None or planned.channel.assert_clean_tree \
                 or request.prompt_file is not None \
-                or request.stderr == "passthrough" or request.stdin is None \
-                or request.stdin != planned.plan.prompt.encode("utf-8"):
-            return None
+                or request.stderr == "passthrough" or request.stdin is None:
+            return None  # (stdin is the plan's prompt: run_attempt encodes it, as the lane)
         env = dict(os.environ if request.env is None else request.env)
         env.pop(MARK_VAR, None)
         env_set = tuple(sorted((k, v) for k, v in env.items() if os.environ.get(k) != v))
@@ -88,7 +87,7 @@ class RecipeRecorder:
 
     def _cache_settings(self) -> dict[str, Any] | None:
         cache = self.cache
-        if cache is None or not self._caching():
+        if cache is None or not cache.enabled:
             return None
         return {"root": str(cache.root.absolute()), "max_age_s": cache.max_age_s,
                 "max_bytes": cache.max_bytes}
@@ -131,12 +130,9 @@ def recorder_for(setup: ReviewSetup, job_id: str) -> RecipeRecorder | None:
     dispatch can be replayed (parallel, nothing proposed, no rounds)."""
     from mmr.review.early import pending_key
 
-    key = pending_key()
-    request = setup.request
+    key = pending_key()  # set only for a review the early start found eligible
     proposed = setup.proposed
-    if key is None or not request.sync or request.dry_run or request.session is not None \
-            or request.round is not None or request.pr is not None or request.diff == "-" \
-            or not setup.loaded.defaults.parallel or proposed.config_file_changed \
+    if key is None or not setup.loaded.defaults.parallel or proposed.config_file_changed \
             or proposed.ack_files_changed:
         return None
     return RecipeRecorder(key, setup, job_id)
