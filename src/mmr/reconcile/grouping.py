@@ -69,11 +69,6 @@ def _similar(a: frozenset[str], b: tuple[str, ...]) -> bool:
     return common / (size_a + size_b - common) >= FUZZY_THRESHOLD
 
 
-def _grams(f: Attributed) -> tuple[str, ...]:
-    """The shingle's distinct grams in order, the form the shingle index walks fastest."""
-    return f.grams
-
-
 def _best(candidates: list[Group], f: Attributed) -> Group | None:
     """The first candidate by :meth:`Group.rank`, ties kept in candidate order."""
     return min(candidates, key=lambda g: g.rank(f)) if candidates else None
@@ -165,7 +160,7 @@ class Grouper:
         if f.grams:
             self._by_signature.setdefault(f.signature, []).append(group)
             if crowded:
-                self._index(self._shingle_index, nloc, FUZZY_THRESHOLD, _grams,
+                self._index(self._shingle_index, nloc, FUZZY_THRESHOLD, lambda a: a.grams,
                             meetings=2).add(f.grams, group)
         if crowded:
             if f.words:

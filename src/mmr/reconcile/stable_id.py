@@ -36,7 +36,6 @@ __all__ = [
     "normalize_description",
     "normalize_location",
     "normalize_suggestion",
-    "shingle_of_normalized",
     "strip_dot_slash",
     "strip_line_span",
 ]
@@ -73,12 +72,6 @@ def _shingle_grams(normalized: str) -> tuple[str, ...]:
     if len(set(grams)) == len(grams):  # the common case: nothing to de-duplicate
         return tuple(grams)
     return tuple(dict.fromkeys(grams))
-
-
-def shingle_of_normalized(normalized: str) -> tuple[tuple[str, ...], frozenset[str]]:
-    """The shingle of a normalised description (§2.7), in order and as a set."""
-    grams = _shingle_grams(normalized)
-    return grams, frozenset(grams)
 
 
 _DescriptionParts = tuple[str, str, tuple[str, ...]]

@@ -136,10 +136,9 @@ def _verdict(store: JobStore, job: JobRecord, fmt: str | None, *,
 
 def interruption(store: JobStore, job: JobRecord) -> str | None:
     """``"<channel>: <log>"`` for the channels a signal or a dead worker stopped, or None."""
-    names = [name for name, entry in job.channels.items()
-             if entry.reason in ("interrupted", WORKER_DIED)]
     reasons = []
-    for name in names:
-        log = (store.read_log(job.job_id, name) or "interrupted").strip().splitlines()
-        reasons.append(f"{name}: {log[-1] if log else 'interrupted'}")
+    for name, entry in job.channels.items():
+        if entry.reason in ("interrupted", WORKER_DIED):
+            log = (store.read_log(job.job_id, name) or "").strip().splitlines()
+            reasons.append(f"{name}: {log[-1] if log else entry.reason}")
     return ", ".join(reasons) or None

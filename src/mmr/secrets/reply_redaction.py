@@ -5,8 +5,7 @@ here once, so JSON, text, markdown, SARIF, GitHub annotations and the job's
 ``results.json`` all get the same redacted text. A finding whose text held a credential
 keeps its place, severity and the rest of its words (only the value becomes
 ``<redacted:KIND>``). ``memo`` (text → redacted text, one per results run) redacts each
-distinct text once: a finding is met in its channel's entry and again in reconciliation,
-and suggestions repeat.
+distinct text once: suggestions and locations repeat across findings and channels.
 """
 
 from __future__ import annotations
