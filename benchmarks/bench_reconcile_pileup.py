@@ -1,6 +1,10 @@
 """Benchmark reconciliation when findings pile up on a few locations (issue 16).
 
 A hostile or runaway reply reports thousands of distinct findings on one or two lines.
+The cases call ``reconcile()`` directly: through a parsed reply a channel keeps at most
+500 findings (``mmr.parsers.limits``), so no review or ``mmr reconcile`` reaches these
+sizes; they are the algorithm's stress test, the reachable worst case being 500 × the
+channel count.
 Targets: 10,000 findings from one channel on 2 locations under 1 s; 100,000 findings
 across 4 channels (on 2 locations) under 5 s, medians. ``--reference-rule`` groups by the
 reference's rule alone (no reworded merges) for comparison.
