@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,26 +27,28 @@ def is_gate_document(results: ReconciledResults) -> bool:
     return results.job_id is None
 
 
-def gate_lines(results: ReconciledResults, code: str = "", bullet: str = "  ") -> list[str]:
+def gate_lines(results: ReconciledResults, literal: Callable[[str], str] = str,
+               prose: Callable[[str], str] = str, bullet: str = "  ") -> list[str]:
     """The ratification-gate document's lines: its summary, what it held back, and the
-    command that ratifies (``code`` wraps literal text, e.g. a markdown backtick)."""
-    lines = [results.summary]
+    command that ratifies. ``literal`` renders a file, key or command (markdown: a code
+    span, where a backslash escape would be pasted as part of it), ``prose`` the rest."""
+    lines = [prose(results.summary)]
     held = results.ratification
     if held is None:
         return lines
     lines += ["", "Held back until ratified:"]
     for ack in held.acks:
-        line = f"{bullet}ack {code}{ack.file}{code}"
+        line = f"{bullet}ack {literal(ack.file)}"
         if ack.finding_key:
-            line += f" — silences finding {code}{ack.finding_key}{code}"
+            line += f" — silences finding {literal(ack.finding_key)}"
         if ack.location:
-            line += f" at {code}{ack.location}{code}"
+            line += f" at {literal(ack.location)}"
         if ack.ack_reason:
-            line += f" — reason: {ack.ack_reason}"
+            line += f" — reason: {prose(ack.ack_reason)}"
         lines.append(line)
     if held.config_change:
-        lines.append(f"{bullet}the project config change ({code}.mmr.yaml{code})")
-    lines += ["", f"To ratify and review: {code}{held.command}{code}"]
+        lines.append(f"{bullet}the project config change ({literal('.mmr.yaml')})")
+    lines += ["", f"To ratify and review: {literal(held.command)}"]
     return lines
 
 

@@ -23,7 +23,7 @@ from mmr.formatters.labels import (
     telemetry_parts,
     verdict_label,
 )
-from mmr.formatters.sanitize import for_markdown
+from mmr.formatters.sanitize import code_span, for_markdown, markdown_text
 
 if TYPE_CHECKING:
     from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults
@@ -35,9 +35,9 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 def render_markdown(results: ReconciledResults) -> str:
     """The markdown report, lines joined with ``\\n`` and no trailing newline."""
+    if is_gate_document(results):  # its literals as code spans of the text as written
+        return "\n".join(gate_lines(results, code_span, markdown_text, "- "))
     results = for_markdown(results)
-    if is_gate_document(results):
-        return "\n".join(gate_lines(results, "`", "- "))
     lines = [f"## Multi-Model Review — {verdict_label(results)}", "", _job_line(results)]
     if results.trust_mode is not None:
         lines.append(_trust_line(results))

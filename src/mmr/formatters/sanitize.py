@@ -69,6 +69,16 @@ def markdown_text(text: str) -> str:
     return no_workflow_commands(text).replace("\n", "<br>")
 
 
+def code_span(text: str) -> str:
+    """``text`` as one inline code span: controls visible, on one line, fenced by more
+    backticks than it holds in a row (CommonMark), so it is pasted as written."""
+    text = visible_controls(_LINE_ENDING.sub(" ", text))
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def for_terminal(document: Model) -> Model:
     """``document`` with every string made safe for a terminal and a CI log."""
     return _map_strings(document, terminal_text)

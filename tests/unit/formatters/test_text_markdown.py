@@ -88,3 +88,27 @@ def test_telemetry_parts_format_counts_and_cost():
     ]
     assert telemetry_parts(None) == []
     assert telemetry_parts(Telemetry(context_window=2.5)) == ["context 2.5"]
+
+
+def test_the_markdown_gate_pastes_as_written() -> None:
+    """The gate's literals went through the markdown escaping before their code spans: the
+    command read ``'HEAD\\~1'`` in a code span (a backslash is literal there), so the pasted
+    command gave git a bad revision; a backtick in a file name ended its span early."""
+    from markdown_it import MarkdownIt
+
+    from mmr.formatters.markdown import render_markdown
+    from mmr.models import GatedAck, Ratification
+    from tests.unit.formatters.samples import gate_document
+
+    command = "mmr review --base 'HEAD~1' --format markdown --accept-new-acks"
+    document = gate_document().model_copy(update={"ratification": Ratification(
+        acks=[GatedAck(file=".mmr/acks/a*b`c.json", ack_reason="ok *really*")],
+        config_change=False, command=command)})
+    tokens = MarkdownIt().parse(render_markdown(document))
+    spans = [child.content for token in tokens if token.children
+             for child in token.children if child.type == "code_inline"]
+    assert spans == [".mmr/acks/a*b`c.json", command]
+    text = [child.content for token in tokens if token.children
+            for child in token.children if child.type == "text"]
+    assert "em_open" not in {child.type for token in tokens if token.children
+                             for child in token.children}, text  # the reason stays escaped
