@@ -226,8 +226,9 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     from mmr.store.held import holding
 
     # A write the store refuses from here on is held in memory: the verdict is still built.
-    with holding(store.existing(job_id).root) as held:
-        try:
+    held = None
+    try:
+        with holding(store.existing(job_id).root) as held:
             record_gate_results(store, job_id, gate, io.progress)            # 22
             if gated is not None:
                 gated()
@@ -236,8 +237,8 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
 
             results = job_results(store, job_id, warn=io.notice)             # 26
             save_results(store, results, warn=io.notice)
-        finally:  # an interrupted run says so too
-            held.flush()
+    finally:  # the hold wrote its files back on the way out; an interrupted run says so too
+        if held is not None:
             held.report(io.notice, store.reported_unsaved)
     return results
 
