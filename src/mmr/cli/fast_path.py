@@ -60,8 +60,9 @@ def fast_command(args: Sequence[str]) -> Callable[[], Any] | None:
 def early_start(args: Sequence[str], call: Callable[[], Any]) -> None:
     """For ``review``, start the channels of a recipe before the pipeline's imports
     (:mod:`mmr.review.early`); the review itself then runs as it always does."""
-    if not args or args[0] != "review" or not isinstance(call, partial):
-        return
+    if not args or args[0] != "review" or not isinstance(call, partial) \
+            or call.func is _refuse or not call.keywords.get("sync"):
+        return  # only a well-formed `review --sync` can start early
     from pathlib import Path
 
     from mmr.review.early import speculate
