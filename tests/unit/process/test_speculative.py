@@ -121,6 +121,8 @@ def test_unclaimed_children_are_killed_with_their_group() -> None:
 
     assert process_gone(child.pid) and speculative.waiting_groups() == []
     assert live_process_groups() == frozenset()
+    with pytest.raises(ProcessLookupError):  # the backgrounded sleep went with its group
+        os.killpg(child.pid, 0)
 
 
 def test_a_prompt_longer_than_the_pipe_is_fed_whole() -> None:
