@@ -85,9 +85,12 @@ def _review_with_a_300mb_flood(repo: GitRepo, fake_cli: FakeCliFactory,
     """Two good channels and one printing 300 MB: the verdict of the two must survive."""
     fake_cli("ok1", stdout=CLEAN)
     fake_cli("ok2", stdout={"approved": True, "findings": [ADVISORY], "summary": "one nit"})
-    fake_cli("bad", stdout=CLEAN, print_bytes=300 * 1000 * 1000)
+    # The flood starts once both good channels' final statuses are on disk: the store
+    # fills after they were saved, whatever the machine's load (it raced them before).
+    bad = _script(repo.root.parent / "flooder", _FLOOD_AFTER_OK, reply=CLEAN,
+                  size=300 * 1000 * 1000)
     write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"},
-                       "bad": {"command": "bad", "timeout": 120}, **NO_COMPENSATOR},
+                       "bad": {"command": bad, "timeout": 120}, **NO_COMPENSATOR},
                       defaults=NO_COMPENSATOR_DEFAULTS)
     result = run_mmr("review", "--sync", "--channels", "ok1,ok2,bad", cwd=repo.root)
     _no_traceback(result.err)
@@ -173,6 +176,25 @@ sys.stdin.read()
 while not os.path.exists({marker!r}):
     time.sleep(0.02)
 print(json.dumps({reply!r}))
+"""
+
+
+_FLOOD_AFTER_OK = """\
+import glob, json, os, sys, time
+sys.stdin.read()
+pattern = os.path.join(os.environ["MMR_HOME"], "jobs", "*", "channels", "ok[12].status.json")
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    done = [p for p in glob.glob(pattern) if '"completed_at"' in open(p).read()]
+    if len(done) == 2:
+        break
+    time.sleep(0.02)
+sys.stdout.write(json.dumps({reply!r}) + "\\n")
+sys.stdout.flush()
+chunk = b"x" * 65536
+with open(1, "wb", closefd=False) as out:
+    for _ in range({size} // len(chunk)):
+        out.write(chunk)
 """
 
 
