@@ -66,18 +66,34 @@ class _Proc(NamedTuple):
 
 
 def _snapshot() -> dict[int, _Proc]:
+    """Every live process's pid, ppid, pgid and sid.
+
+    Read with bare ``os`` calls: this runs on the event loop once per settled channel, and
+    ``Path.read_text`` costs three times as much per process (1 ms against 0.3 ms at ~65
+    processes; a desktop has hundreds)."""
     procs: dict[int, _Proc] = {}
-    with suppress(OSError):
-        for entry in os.scandir(_PROC):
-            if not entry.name.isdigit():
+    try:
+        entries = os.scandir(_PROC)
+    except OSError:
+        return procs
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if not name.isdigit():
                 continue
             try:
-                stat = (_PROC / entry.name / "stat").read_text()
+                fd = os.open(f"{_PROC}/{name}/stat", os.O_RDONLY)
             except OSError:
                 continue
-            fields = stat[stat.rfind(")") + 2:].split()
-            if len(fields) > 3 and fields[0] != "Z":
-                pid = int(entry.name)
+            try:
+                stat = os.read(fd, 4096)
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
+            fields = stat[stat.rfind(b")") + 2:].split(None, 4)
+            if len(fields) > 3 and fields[0] != b"Z":
+                pid = int(name)
                 procs[pid] = _Proc(pid, int(fields[1]), int(fields[2]), int(fields[3]))
     return procs
 
