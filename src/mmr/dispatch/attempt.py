@@ -137,13 +137,19 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
         outcome = await _spawn_then_mark(request, plan, ctx, attempt, started_at)
     finally:
         posture.cleanup()
-    if not outcome.truncated:  # the reply (if any) is in memory and goes to <ch>.json
-        await in_thread(ctx.store.discard_stdout_spool, ctx.job_id, plan.name)
     result = settle(outcome, started_at, spool, plan.prompt)
-    if result.raw is not None:
-        await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name,
-                        redact_credentials(result.raw)[0])
+    await in_thread(_keep_reply, ctx, plan.name, result.raw, discard_spool=not outcome.truncated)
     return result
+
+
+def _keep_reply(ctx: DispatchContext, channel: str, raw: str | None, *,
+                discard_spool: bool) -> None:
+    """One worker-thread hop: drop the stdout spool when the reply is in memory (it goes to
+    ``<ch>.json``), then write the redacted reply."""
+    if discard_spool:
+        ctx.store.discard_stdout_spool(ctx.job_id, channel)
+    if raw is not None:
+        ctx.store.write_channel_output(ctx.job_id, channel, redact_credentials(raw)[0])
 
 
 async def _spawn_then_mark(request: ProcessRequest, plan: ChannelPlan, ctx: DispatchContext,

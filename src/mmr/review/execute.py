@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 
 #: What runs after the channels settle; imported while they run (:func:`warm_up`), so the
 #: 40-60 ms of module loading is off the path to the first spawn and after the last exit.
-AFTER_DISPATCH_MODULES = ("mmr.review.results", "mmr.review.compensate", "mmr.formatters.json")
+#: The results pipeline's modules, the acks' included (5 ms after the last channel otherwise).
+AFTER_DISPATCH_MODULES = ("mmr.review.results", "mmr.review.compensate", "mmr.formatters.json",
+                          "mmr.acks.apply")
 
 
 def wait_budget(setup: ReviewSetup) -> float:
