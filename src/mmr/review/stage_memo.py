@@ -1,0 +1,172 @@
+"""``results-memo.json``: the results pipeline's pre-acks stage kept with the job (issue 19).
+
+A finished job's ``mmr results`` (and the worker, ``review --sync``, ``results --format``
+again, ``mmr reconcile``) recomputes the same :class:`~mmr.review.stage.Stage` from the
+same files; the memo loads it back instead, but only when that is provably the same:
+
+* its **key** is a SHA-256 over a canonical JSON of everything the stage is computed
+  from — mmr's version, :data:`MEMO_FORMAT`, a fingerprint of the stage's source files,
+  ``include_raw``, the job id, ``project_root``, the diff's digest, every job channel in
+  job order (name, job entry, digests of its reply and log), the secret-findings file and
+  the identities map — read through the store, so held writes count;
+* every repository **probe** the computation asked (:mod:`mmr.probes`: a cited file
+  exists, a file's line count, the root's resolved path) is asked again and must get
+  the same answer.
+
+Anything else wrong with the file (missing, a symlink, too big, not the shape written
+here) means recompute and overwrite. Acks are applied afterwards, every run. The memo is
+a cache: writing it never fails a run or prints a warning, and deleting it is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+import mmr
+from mmr.fs import encode_text
+from mmr.models import ChannelResult, ReconciledFinding
+from mmr.probes import recording, still_answered
+from mmr.review.stage import Stage, StageInputs, compute_stage
+from mmr.store.jobs import JobStore
+
+#: Bump when the stage's meaning or this file's shape changes.
+MEMO_FORMAT = 1
+#: A memo larger than this is ignored (2,000 findings take about 2 MB).
+MAX_MEMO_BYTES = 64 * 1024 * 1024
+#: Stages smaller than this many findings are cheaper to recompute than to write.
+MIN_MEMO_FINDINGS = 0
+_SOURCE_DIRS = ("parsers", "reconcile", "secrets", "unidiff")
+_SOURCE_FILES = ("models.py", "probes.py", "review/stage.py", "review/stage_memo.py",
+                 "review/channel_results.py")
+_PROBE_ANSWERS: dict[str, tuple[type, ...]] = {
+    "file": (bool,), "lines": (int, type(None)), "root": (str, type(None))}
+_KEYS = {"format", "key", "probes", "per_channel", "in_diff", "outside_diff", "unanchored"}
+_channels = TypeAdapter(dict[str, ChannelResult])
+_findings = TypeAdapter(list[ReconciledFinding])
+_fingerprint: list[str] = []
+
+
+def stage_for(store: JobStore, inputs: StageInputs) -> Stage:
+    """The job's stage: from its memo when that is valid, else computed (and memoised)."""
+    key = memo_key(inputs)
+    job_id = inputs.job.job_id
+    stage = load_stage(store.read_results_memo(job_id, MAX_MEMO_BYTES), key, inputs)
+    if stage is None:
+        with recording() as probes:
+            stage = compute_stage(inputs)
+        if _findings_in(stage) >= MIN_MEMO_FINDINGS:
+            store.write_results_memo(job_id, dump_stage(key, stage, probes))
+    return stage
+
+
+def memo_key(inputs: StageInputs) -> str:
+    job = inputs.job
+    material = {
+        "version": mmr.__version__, "format": MEMO_FORMAT, "source": _source_fingerprint(),
+        "include_raw": inputs.include_raw, "job_id": job.job_id,
+        "project_root": job.project_root, "diff": _digest(inputs.diff),
+        "channels": [[name, entry.model_dump(mode="json"), _digest(inputs.files[name].output),
+                      _digest(inputs.files[name].log)] for name, entry in job.channels.items()],
+        "secret_findings": _digest(inputs.secret_findings),
+        "identities": inputs.identities,
+    }
+    canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def dump_stage(key: str, stage: Stage, probes: dict[tuple[str, str, str], Any]) -> bytes:
+    document = {
+        "format": MEMO_FORMAT, "key": key,
+        "probes": [[*probe, answer] for probe, answer in probes.items()],
+        "per_channel": {name: result.to_json_dict()
+                        for name, result in stage.per_channel.items()},
+        "in_diff": _dump_findings(stage.in_diff),
+        "outside_diff": _dump_findings(stage.outside_diff),
+        "unanchored": _dump_findings(stage.unanchored),
+    }
+    return json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def load_stage(data: bytes | None, key: str, inputs: StageInputs) -> Stage | None:
+    """The memo's stage when ``data`` is a memo of shape, key and probes still valid."""
+    document = _valid_document(data, key)
+    if document is None:
+        return None
+    try:
+        per_channel = _channels.validate_python(document["per_channel"])
+        lists = [_findings.validate_python(document[name])
+                 for name in ("in_diff", "outside_diff", "unanchored")]
+    except ValidationError:
+        return None
+    if list(per_channel) != list(inputs.job.channels):
+        return None
+    return Stage(per_channel, *lists)
+
+
+def _valid_document(data: bytes | None, key: str) -> dict[str, Any] | None:
+    """The memo object when its shape, format and key are right and every probe still
+    gets its recorded answer."""
+    try:
+        document = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    if (not isinstance(document, dict) or document.keys() != _KEYS
+            or type(document["format"]) is not int or document["format"] != MEMO_FORMAT
+            or document["key"] != key):
+        return None
+    probes = document["probes"]
+    if not (isinstance(probes, list) and all(_is_probe(p) for p in probes)
+            and still_answered(probes)):
+        return None
+    return document
+
+
+def _dump_findings(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
+    return [{**finding.model_dump(mode="json", exclude_none=True),
+             "generated_id": finding.generated_id} for finding in findings]
+
+
+def _is_probe(probe: object) -> bool:
+    if not (isinstance(probe, list) and len(probe) == 4):
+        return False
+    kind, root, path, answer = probe
+    answers = _PROBE_ANSWERS.get(kind) if isinstance(kind, str) else None
+    return (answers is not None and isinstance(root, str) and isinstance(path, str)
+            and type(answer) in answers)
+
+
+def _findings_in(stage: Stage) -> int:
+    return len(stage.in_diff) + len(stage.outside_diff) + len(stage.unanchored)
+
+
+def _digest(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(encode_text(text)).hexdigest()
+
+
+def _source_fingerprint() -> str:
+    """Size and mtime of the modules that compute the stage: an edited mmr whose version
+    string did not change (a development install) never reads an older mmr's memo."""
+    if not _fingerprint:
+        root = Path(mmr.__file__).parent
+        paths = [root / name for name in _SOURCE_FILES]
+        for directory in _SOURCE_DIRS:
+            try:
+                with os.scandir(root / directory) as entries:
+                    paths += [Path(e.path) for e in entries if e.name.endswith(".py")]
+            except OSError:
+                continue
+        stamps = []
+        for path in sorted(paths):
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            stamps.append(f"{path.relative_to(root)}:{info.st_size}:{info.st_mtime_ns}")
+        _fingerprint.append(hashlib.sha256("\n".join(stamps).encode()).hexdigest())
+    return _fingerprint[0]
