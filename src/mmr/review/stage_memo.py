@@ -26,7 +26,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import PydanticSerializationError
 
 import mmr
 from mmr.fs import encode_text
@@ -46,9 +47,6 @@ _SOURCE_FILES = ("models.py", "probes.py", "review/stage.py", "review/stage_memo
                  "review/channel_results.py")
 _PROBE_ANSWERS: dict[str, tuple[type, ...]] = {
     "file": (bool,), "lines": (int, type(None)), "root": (str, type(None))}
-_KEYS = {"format", "key", "probes", "per_channel", "in_diff", "outside_diff", "unanchored"}
-_channels = TypeAdapter(dict[str, ChannelResult])
-_findings = TypeAdapter(list[ReconciledFinding])
 _fingerprint: list[str] = []
 
 
@@ -80,65 +78,74 @@ def memo_key(inputs: StageInputs) -> str:
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
+class _Memo(BaseModel):
+    """The file's shape; ``format`` and ``key`` lead it (:func:`_prefix`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    format: int
+    key: str
+    probes: list[tuple[str, str, str, bool | int | str | None]]
+    per_channel: dict[str, ChannelResult]
+    in_diff: list[ReconciledFinding]
+    outside_diff: list[ReconciledFinding]
+    unanchored: list[ReconciledFinding]
+    #: ``generated_id`` is not part of a finding's JSON form: each list's, in order.
+    generated_ids: tuple[list[str | None], list[str | None], list[str | None]]
+
+
 def dump_stage(key: str, stage: Stage, probes: dict[tuple[str, str, str], Any]) -> bytes:
-    document = {
-        "format": MEMO_FORMAT, "key": key,
-        "probes": [[*probe, answer] for probe, answer in probes.items()],
-        "per_channel": {name: result.to_json_dict()
-                        for name, result in stage.per_channel.items()},
-        "in_diff": _dump_findings(stage.in_diff),
-        "outside_diff": _dump_findings(stage.outside_diff),
-        "unanchored": _dump_findings(stage.unanchored),
-    }
-    return json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    memo = _Memo.model_construct(
+        format=MEMO_FORMAT, key=key,
+        probes=[(*probe, answer) for probe, answer in probes.items()],
+        per_channel=stage.per_channel, in_diff=stage.in_diff,
+        outside_diff=stage.outside_diff, unanchored=stage.unanchored,
+        generated_ids=([f.generated_id for f in stage.in_diff],
+                       [f.generated_id for f in stage.outside_diff],
+                       [f.generated_id for f in stage.unanchored]))
+    try:
+        return memo.model_dump_json(exclude_none=True).encode()
+    except PydanticSerializationError:  # a lone surrogate (undecodable reply bytes)
+        document = memo.model_dump(mode="json", exclude_none=True)
+        return json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def load_stage(data: bytes | None, key: str, inputs: StageInputs) -> Stage | None:
     """The memo's stage when ``data`` is a memo of shape, key and probes still valid."""
-    document = _valid_document(data, key)
-    if document is None:
+    # The key leads the file: another job's or run's memo is refused unparsed.
+    memo = _parse(data) if data is not None and data.startswith(_prefix(key)) else None
+    if (memo is None or memo.format != MEMO_FORMAT or memo.key != key
+            or list(memo.per_channel) != list(inputs.job.channels)
+            or not all(_is_probe(probe) for probe in memo.probes)
+            or not still_answered(memo.probes)):
         return None
+    lists = (memo.in_diff, memo.outside_diff, memo.unanchored)
+    for found, ids in zip(lists, memo.generated_ids, strict=True):
+        if len(found) != len(ids):
+            return None
+        for finding, generated in zip(found, ids, strict=True):
+            finding.generated_id = generated
+    return Stage(memo.per_channel, *lists)
+
+
+def _parse(data: bytes) -> _Memo | None:
     try:
-        per_channel = _channels.validate_python(document["per_channel"])
-        lists = [_findings.validate_python(document[name])
-                 for name in ("in_diff", "outside_diff", "unanchored")]
+        return _Memo.model_validate_json(data)
     except ValidationError:
+        pass
+    try:  # the JSON parser refuses a lone surrogate's escape; json.loads takes it
+        return _Memo.model_validate(json.loads(data), strict=False)
+    except (ValueError, ValidationError):
         return None
-    if list(per_channel) != list(inputs.job.channels):
-        return None
-    return Stage(per_channel, *lists)
 
 
-def _valid_document(data: bytes | None, key: str) -> dict[str, Any] | None:
-    """The memo object when its shape, format and key are right and every probe still
-    gets its recorded answer."""
-    try:
-        document = json.loads(data) if data is not None else None
-    except ValueError:
-        return None
-    if (not isinstance(document, dict) or document.keys() != _KEYS
-            or type(document["format"]) is not int or document["format"] != MEMO_FORMAT
-            or document["key"] != key):
-        return None
-    probes = document["probes"]
-    if not (isinstance(probes, list) and all(_is_probe(p) for p in probes)
-            and still_answered(probes)):
-        return None
-    return document
+def _prefix(key: str) -> bytes:
+    return f'{{"format":{MEMO_FORMAT},"key":"{key}",'.encode("ascii")
 
 
-def _dump_findings(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
-    return [{**finding.model_dump(mode="json", exclude_none=True),
-             "generated_id": finding.generated_id} for finding in findings]
-
-
-def _is_probe(probe: object) -> bool:
-    if not (isinstance(probe, list) and len(probe) == 4):
-        return False
-    kind, root, path, answer = probe
-    answers = _PROBE_ANSWERS.get(kind) if isinstance(kind, str) else None
-    return (answers is not None and isinstance(root, str) and isinstance(path, str)
-            and type(answer) in answers)
+def _is_probe(probe: tuple[str, str, str, Any]) -> bool:
+    """A known kind with an answer of its type (``True`` is no line count)."""
+    return type(probe[3]) in _PROBE_ANSWERS.get(probe[0], ())
 
 
 def _findings_in(stage: Stage) -> int:

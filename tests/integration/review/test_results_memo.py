@@ -125,6 +125,19 @@ def test_secret_findings_injected_and_compensating_channels(store: JobStore,
     assert hit["metadata"]["compensating_passes"] == 1
 
 
+def test_undecodable_reply_bytes(store: JobStore, computes: list[str]) -> None:
+    job = make_job(store, {"a": done(1000, review(p1(description="bad \udc80 byte \u00e9")))})
+    document = json.loads(assert_hit_is_cold(store, job, computes)[0])
+    assert document["reconciled_findings"][0]["description"] == "bad \udc80 byte \u00e9"
+    assert b"\\udc80" in store.paths(job).results_memo.read_bytes()  # the escaped form
+
+
+def test_the_memo_is_private(store: JobStore, computes: list[str]) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    rendered(store, job)
+    assert store.paths(job).results_memo.stat().st_mode & 0o777 == 0o600
+
+
 def test_outside_and_unanchored_findings_keep_their_ids(store: JobStore, repo: GitRepo,
                                                         computes: list[str]) -> None:
     job = make_job(store, {
