@@ -40,8 +40,6 @@ from mmr.store.jobs import JobStore
 MEMO_FORMAT = 1
 #: A memo larger than this is ignored (2,000 findings take about 2 MB).
 MAX_MEMO_BYTES = 64 * 1024 * 1024
-#: Stages smaller than this many findings are cheaper to recompute than to write.
-MIN_MEMO_FINDINGS = 0
 _SOURCE_DIRS = ("parsers", "reconcile", "secrets", "unidiff")
 _SOURCE_FILES = ("models.py", "probes.py", "review/stage.py", "review/stage_memo.py",
                  "review/channel_results.py")
@@ -58,8 +56,7 @@ def stage_for(store: JobStore, inputs: StageInputs) -> Stage:
     if stage is None:
         with recording() as probes:
             stage = compute_stage(inputs)
-        if _findings_in(stage) >= MIN_MEMO_FINDINGS:
-            store.write_results_memo(job_id, dump_stage(key, stage, probes))
+        store.write_results_memo(job_id, dump_stage(key, stage, probes))
     return stage
 
 
@@ -146,10 +143,6 @@ def _prefix(key: str) -> bytes:
 def _is_probe(probe: tuple[str, str, str, Any]) -> bool:
     """A known kind with an answer of its type (``True`` is no line count)."""
     return type(probe[3]) in _PROBE_ANSWERS.get(probe[0], ())
-
-
-def _findings_in(stage: Stage) -> int:
-    return len(stage.in_diff) + len(stage.outside_diff) + len(stage.unanchored)
 
 
 def _digest(text: str | None) -> str | None:
