@@ -90,7 +90,11 @@ def test_the_bench_job(tmp_path: Path, computes: list[str]) -> None:
 def test_failed_timeout_and_unparseable_channels_with_raw(store: JobStore,
                                                          computes: list[str]) -> None:
     job = make_job(store, {
-        "ok": done(1000, review(p1(), p1(description="token sk-ant-api03-" + "a" * 90))),
+        "ok": done(1000, review(p1(), p1(description="token sk-ant-api03-" + "a" * 90)),
+                   telemetry={"input_tokens": 1234, "cost_usd": 0.0123, "turns": 2.0},
+                   attempts=2, cached=True, cached_from="mmr-0123456789ab"),
+        "many": done(1000, review(*(p1(f"src/a.py:{n % 2 + 1}", f"Issue {n}")
+                                    for n in range(520)))),
         "crashed": {"status": "failed", "log": "  segfault \n"},
         "slow": {"status": "timeout", "started_at": "2026-05-01T10:00:00.000Z",
                  "completed_at": "2026-05-01T10:05:00.000Z"},
@@ -102,7 +106,9 @@ def test_failed_timeout_and_unparseable_channels_with_raw(store: JobStore,
         "empty": done(1000, None),
     })
     for include_raw in (False, True):
-        assert_hit_is_cold(store, job, computes, include_raw=include_raw)
+        hit = json.loads(assert_hit_is_cold(store, job, computes, include_raw=include_raw)[0])
+        assert hit["per_channel"]["ok"]["telemetry"]["turns"] == 2.0
+        assert "note" in hit["per_channel"]["many"]
 
 
 def test_secret_findings_injected_and_compensating_channels(store: JobStore,
