@@ -304,6 +304,7 @@ def test_a_read_only_store_without_a_memo_still_prints_the_verdict(
     memo = jobs_dir() / job_id / "results-memo.json"
     assert memo.is_file()  # the review wrote it
     memo.unlink()
+    (jobs_dir() / job_id / "results.json").write_text("{}\n")  # so results has to write it
     subprocess.run(["mount", "-o", "remount,ro", str(small_home)], check=True)
     results = run_mmr("results", job_id, cwd=repo.root)
     _no_traceback(results.err)
