@@ -5,7 +5,8 @@ For each width (1, 4, 8, 16 channels) every repetition runs, back to back, ``mmr
 Python process that Popens the same fakes with a prompt of the same size on stdin, each
 in its own session, and waits for them). Overhead = wall time - sleep; **own share =
 median mmr overhead - median floor overhead** (the fakes' own start-up is in both).
-Then ``mmr results`` on a 2,000-finding job, ``mmr reconcile`` folding 2,001 findings
+Then ``mmr results`` on a 2,000-finding job (its results memo warm after the first run,
+and again with the memo deleted before each run), ``mmr reconcile`` folding 2,001 findings
 into a 20-finding job (the issue's case: ``bench_reconcile_cmd.py``'s budget case, the
 one the reference's 1.24 s is for) and, for scale, into the 2,000-finding job — the
 injected channel keeps its 500 most severe (the per-channel reply limit of issue 16), so
@@ -121,6 +122,9 @@ def fanout(width: int, sleep: float, runs: int,
         return rows
 
 
+NO_MEMO = "results (2,000 findings, no memo)"
+
+
 def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, float | str]]:
     with tempfile.TemporaryDirectory(prefix="mmr-cmds-") as tmp:
         home = Path(tmp)
@@ -133,6 +137,7 @@ def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, f
         # (label, argv) or (label, (job to copy, input)) for a reconcile of a fresh copy.
         cases: list[tuple[str, list[str] | tuple[str, Path]]] = [
             ("results (2,000 findings)", [*mmr, "results", job_id]),
+            (NO_MEMO, [*mmr, "results", job_id]),
             ("reconcile (2,001 in, 500 kept, into 20)", (small_id, small_source)),
             ("reconcile (2,001 in, 500 kept, into 2,000)", (job_id, source)),
             ("--help", [*mmr, "--help"]),
@@ -145,6 +150,8 @@ def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, f
             rss = dict.fromkeys(variants, 0)
             for run in range(runs + 1):  # the first run warms the caches
                 for name, extra in variants.items():
+                    if label == NO_MEMO:  # each run computes the stage again
+                        (home / "jobs" / job_id / "results-memo.json").unlink(missing_ok=True)
                     if isinstance(argv, tuple):
                         copy_id = fresh_copy(home, argv[0], 1000 + run)
                         command = [*mmr, "reconcile", copy_id, "--channel", "agent",

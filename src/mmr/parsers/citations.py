@@ -10,10 +10,11 @@ characters just before it (the runs before two colons never overlap, so this is 
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from mmr.probes import is_file_under
 
 _LINE_REF = re.compile(r":([0-9]+)(?:-([0-9]+))?")
 _PATH_RUN = re.compile(r"[\w./-]*")
@@ -62,15 +63,6 @@ def find_citation(text: str) -> Citation | None:
 
 
 def path_exists_under(root: Path | None, relative: str) -> bool:
-    """True when ``relative`` names an existing file inside ``root`` (never outside it)."""
-    if root is None:
-        return False
-    normal = posixpath.normpath(relative)
-    if normal == ".." or normal.startswith("../") or posixpath.isabs(normal):
-        return False
-    try:
-        base = root.resolve()
-        target = (base / normal).resolve()
-        return target.is_relative_to(base) and target.is_file()
-    except (OSError, RuntimeError, ValueError):
-        return False
+    """True when ``relative`` names an existing file inside ``root`` (never outside it);
+    asked through :mod:`mmr.probes`, so the results memo can re-ask it."""
+    return is_file_under(root, relative)

@@ -11,12 +11,21 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from mmr.errors import StoreReadError
-from mmr.fs import atomic_write_text, dumps_json, encode_text, ensure_private_dir
+from mmr.fs import (
+    atomic_write_bytes,
+    atomic_write_text,
+    dumps_json,
+    encode_text,
+    ensure_private_dir,
+    read_bytes_nofollow,
+)
 from mmr.secrets.critique_redaction import redact_credentials
 from mmr.store import held
 from mmr.store.layout import JobPaths
@@ -134,6 +143,25 @@ class ChannelFiles:
             if held.read_bytes(path) == data:
                 return
         held.write_bytes(path, data)
+
+    def read_results_memo(self, job_id: str, limit: int) -> bytes | None:
+        """``results-memo.json`` when it is a regular file (not a symlink) of at most
+        ``limit`` bytes, else None: the memo is a cache, anything odd means "recompute"."""
+        path = self.existing(job_id).results_memo
+        try:
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+                return None
+            data = read_bytes_nofollow(path)
+        except OSError:
+            return None
+        return data if len(data) <= limit else None
+
+    def write_results_memo(self, job_id: str, data: bytes) -> None:
+        """Replace ``results-memo.json`` atomically, or skip silently when the store cannot
+        take it (read-only, full): never held, never a warning; a lost memo is recomputed."""
+        with contextlib.suppress(OSError):
+            atomic_write_bytes(self.existing(job_id).results_memo, data, durable=False)
 
     def worker_log_path(self, job_id: str) -> Path:
         return self.existing(job_id).worker_log
