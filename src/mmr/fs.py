@@ -24,6 +24,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,28 @@ def read_bytes_nofollow(path: Path) -> bytes:
             return handle.read()
         except OSError as exc:  # a directory opens fine and fails here, named by its fd
             raise OSError(exc.errno, exc.strerror, str(path)) from None
+
+
+def read_regular_file(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (no symlink) of at most ``limit``
+    bytes, else None (missing or unreadable too). Opened without blocking, so a FIFO put
+    in its place cannot hang the reader; checked on the open descriptor, so nothing can
+    be swapped in between."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= limit else None
 
 
 def read_text_nofollow(path: Path) -> str:

@@ -53,7 +53,7 @@ def _line_count(root: Path, relative: str) -> int | None:
 def _resolved(root: Path, _relative: str) -> str | None:
     try:
         return str(root.resolve())
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL in a recorded root
         return None
 
 

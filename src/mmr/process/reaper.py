@@ -76,7 +76,7 @@ def _snapshot() -> dict[int, _Proc]:
         entries = os.scandir(_PROC)
     except OSError:
         return procs
-    with entries:
+    with entries, suppress(OSError):  # a listing cut short: what was read so far
         for entry in entries:
             name = entry.name
             if not name.isdigit():

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticSerializationError
 
 import mmr
-from mmr.fs import encode_text
 from mmr.models import ChannelResult, ReconciledFinding
+from mmr.parsers.registry import get_parser, registered_names
 from mmr.probes import recording, still_answered
 from mmr.review.stage import Stage, StageInputs, compute_stage
 from mmr.store.jobs import JobStore
@@ -41,8 +42,9 @@ MEMO_FORMAT = 1
 #: A memo larger than this is ignored (2,000 findings take about 2 MB).
 MAX_MEMO_BYTES = 64 * 1024 * 1024
 _SOURCE_DIRS = ("parsers", "reconcile", "secrets", "unidiff")
-_SOURCE_FILES = ("models.py", "probes.py", "review/stage.py", "review/stage_memo.py",
-                 "review/channel_results.py")
+_SOURCE_FILES = ("models.py", "probes.py", "vocabulary.py", "types.py", "errors.py",
+                 "review/stage.py", "review/stage_memo.py", "review/channel_results.py",
+                 "store/records.py", "store/job_status.py")
 _PROBE_ANSWERS: dict[str, tuple[type, ...]] = {
     "file": (bool,), "lines": (int, type(None)), "root": (str, type(None))}
 _fingerprint: list[str] = []
@@ -53,11 +55,30 @@ def stage_for(store: JobStore, inputs: StageInputs) -> Stage:
     key = memo_key(inputs)
     job_id = inputs.job.job_id
     stage = load_stage(store.read_results_memo(job_id, MAX_MEMO_BYTES), key, inputs)
-    if stage is None:
-        with recording() as probes:
-            stage = compute_stage(inputs)
+    if stage is not None:
+        _name_parsers(inputs)
+        return stage
+    with recording() as probes:
+        stage = compute_stage(inputs)
+    if _storable(stage):
         store.write_results_memo(job_id, dump_stage(key, stage, probes))
     return stage
+
+
+def _name_parsers(inputs: StageInputs) -> None:
+    """What parsing would have warned of: an ``output_parser`` name no parser has."""
+    for entry in inputs.job.channels.values():
+        if entry.status == "completed" and isinstance(entry.output_parser, str):
+            get_parser(entry.output_parser)
+
+
+def _storable(stage: Stage) -> bool:
+    """False when a value would not survive JSON: pydantic writes an infinite or NaN
+    telemetry figure (a hand-edited job record) as null."""
+    return all(math.isfinite(value)
+               for result in stage.per_channel.values() if result.telemetry is not None
+               for value in result.telemetry.model_dump().values()
+               if isinstance(value, float))
 
 
 def memo_key(inputs: StageInputs) -> str:
@@ -70,6 +91,7 @@ def memo_key(inputs: StageInputs) -> str:
                       _digest(inputs.files[name].log)] for name, entry in job.channels.items()],
         "secret_findings": _digest(inputs.secret_findings),
         "identities": inputs.identities,
+        "parsers": registered_names(),
     }
     canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
@@ -132,7 +154,7 @@ def _parse(data: bytes) -> _Memo | None:
         pass
     try:  # the JSON parser refuses a lone surrogate's escape; json.loads takes it
         return _Memo.model_validate(json.loads(data), strict=False)
-    except (ValueError, ValidationError):
+    except (ValueError, ValidationError, RecursionError):
         return None
 
 
@@ -146,7 +168,11 @@ def _is_probe(probe: tuple[str, str, str, Any]) -> bool:
 
 
 def _digest(text: str | None) -> str | None:
-    return None if text is None else hashlib.sha256(encode_text(text)).hexdigest()
+    # surrogatepass: a lone surrogate and its six-character escape hash differently
+    # (encode_text writes both as the escape).
+    if text is None:
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _source_fingerprint() -> str:

@@ -11,20 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mmr.errors import StoreReadError
 from mmr.fs import (
     atomic_write_bytes,
     atomic_write_text,
     dumps_json,
     encode_text,
     ensure_private_dir,
-    read_bytes_nofollow,
+    read_regular_file,
 )
 from mmr.secrets.critique_redaction import redact_credentials
 from mmr.store import held
@@ -134,28 +131,18 @@ class ChannelFiles:
     def write_results_text(self, job_id: str, text: str) -> None:
         """Overwrite ``results.json`` with ``text`` (already the JSON document).
 
-        The same bytes already there are left alone: a repeated ``mmr results`` of an
-        unchanged job then costs a read, not a rewrite and two fsyncs (~10 ms at 2,000
-        findings)."""
+        The same bytes already there, in a private regular file, are left alone: a repeated
+        ``mmr results`` of an unchanged job then costs a read, not a rewrite and two fsyncs
+        (~10 ms at 2,000 findings)."""
         path = self.existing(job_id).results
         data = encode_text(text)
-        with contextlib.suppress(OSError, StoreReadError):
-            if held.read_bytes(path) == data:
-                return
-        held.write_bytes(path, data)
+        if not held.same_bytes(path, data):
+            held.write_bytes(path, data)
 
     def read_results_memo(self, job_id: str, limit: int) -> bytes | None:
         """``results-memo.json`` when it is a regular file (not a symlink) of at most
         ``limit`` bytes, else None: the memo is a cache, anything odd means "recompute"."""
-        path = self.existing(job_id).results_memo
-        try:
-            info = os.lstat(path)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-                return None
-            data = read_bytes_nofollow(path)
-        except OSError:
-            return None
-        return data if len(data) <= limit else None
+        return read_regular_file(self.existing(job_id).results_memo, limit)
 
     def write_results_memo(self, job_id: str, data: bytes) -> None:
         """Replace ``results-memo.json`` atomically, or skip silently when the store cannot

@@ -4,9 +4,13 @@ memo that is not actually used, or used when it must not be, fails."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
-from collections.abc import Callable
+import signal
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -306,8 +310,11 @@ def _wrong_shape(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-def _bad_probe(document: dict[str, Any]) -> dict[str, Any]:
-    document["probes"].append(["lines", "/", "x", True])
+def _bad_probe(document: dict[str, Any], root: Path) -> dict[str, Any]:
+    # A one-line file recorded with the answer True: 1 == True, so only the answer's type
+    # tells it is no line count.
+    (root / "one.txt").write_text("one line\n")
+    document["probes"].append(["lines", str(root), "one.txt", True])
     return document
 
 
@@ -320,24 +327,43 @@ def _reordered(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def _compact(document: dict[str, Any]) -> bytes:
+    """As the memo is written, so the damaged file still starts with its key."""
+    return json.dumps(document, separators=(",", ":")).encode()
+
+
 @pytest.mark.parametrize("damage", [
-    lambda data: b"{not json",
-    lambda data: data[: len(data) // 2],
-    lambda data: json.dumps(_wrong_shape(json.loads(data))).encode(),
-    lambda data: json.dumps(_bad_probe(json.loads(data))).encode(),
-    lambda data: json.dumps(_extra_key(json.loads(data))).encode(),
-    lambda data: json.dumps(_reordered(json.loads(data))).encode(),
-    lambda data: b"[]",
+    lambda data, root: b"{not json",
+    lambda data, root: data[: len(data) // 2],
+    lambda data, root: _compact(_wrong_shape(json.loads(data))),
+    lambda data, root: _compact(_bad_probe(json.loads(data), root)),
+    lambda data, root: _compact(_extra_key(json.loads(data))),
+    lambda data, root: _compact(_reordered(json.loads(data))),
+    lambda data, root: b"[]",
 ], ids=["garbage", "truncated", "bad-finding", "bad-probe", "extra-key", "reordered", "array"])
-def test_a_damaged_memo_is_recomputed_and_replaced(store: JobStore, computes: list[str],
-                                                   damage: Callable[[bytes], bytes]) -> None:
+def test_a_damaged_memo_is_recomputed_and_replaced(
+        store: JobStore, computes: list[str], tmp_path: Path,
+        damage: Callable[[bytes, Path], bytes]) -> None:
     job = make_job(store, {"a": done(1000, review(p1())), "b": done(1000, review(p1()))})
     good = cold(store, job)
     memo = store.paths(job).results_memo
-    memo.write_bytes(damage(memo.read_bytes()))
+    damaged = damage(memo.read_bytes(), tmp_path)
+    assert damaged != memo.read_bytes()
+    memo.write_bytes(damaged)
     assert rendered(store, job) == good
     assert computes == [job, job]
     assert rendered(store, job) == good and computes == [job, job]  # rewritten: a hit again
+
+
+def test_the_damage_cases_keep_the_key_in_front(store: JobStore, tmp_path: Path) -> None:
+    """The shape checks are reached only by a file that starts with the memo's key."""
+    job = make_job(store, {"a": done(1000, review(p1())), "b": done(1000, review(p1()))})
+    cold(store, job)
+    data = store.paths(job).results_memo.read_bytes()
+    prefix = data[: data.index(b'"probes"')]
+    for document in (_wrong_shape(json.loads(data)), _bad_probe(json.loads(data), tmp_path),
+                     _extra_key(json.loads(data)), _reordered(json.loads(data))):
+        assert _compact(document).startswith(prefix)
 
 
 def test_a_symlinked_memo_is_ignored(store: JobStore, tmp_path: Path,
@@ -373,3 +399,106 @@ def test_a_memo_that_cannot_be_written_costs_nothing(store: JobStore, computes: 
     assert rendered(store, job) == first
     assert computes == [job, job]
     assert capsys.readouterr().err == ""
+
+
+# -- found in review: inputs the key must tell apart, files that are not files -----------------
+
+
+def test_a_lone_surrogate_and_its_escape_are_different_replies(store: JobStore,
+                                                               computes: list[str]) -> None:
+    job = make_job(store, {"a": done(1000, "note \ud800\n" + review(p1()))})
+    first = cold(store, job, include_raw=True)
+    store.write_channel_output(job, "a", "note \\ud800\n" + review(p1()))  # the six characters
+    assert rendered(store, job, include_raw=True) == cold(store, job, include_raw=True)
+    assert rendered(store, job, include_raw=True) != first
+    assert computes == [job, job, job]
+
+
+def test_an_infinite_telemetry_figure_is_not_memoised(store: JobStore,
+                                                      computes: list[str]) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    record = store.paths(job).channels_dir / "a.status.json"
+    status = json.loads(record.read_text())
+    record.write_text(json.dumps({**status, "telemetry": {"cost_usd": float("inf")}}))
+    first = cold(store, job)
+    assert '"cost_usd": Infinity' in first[0]
+    assert not store.paths(job).results_memo.exists()
+    assert rendered(store, job) == first and computes == [job, job]
+
+
+def test_a_deeply_nested_memo_with_the_right_key_is_refused(store: JobStore,
+                                                            computes: list[str]) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    good = cold(store, job)
+    memo = store.paths(job).results_memo
+    data = memo.read_bytes()
+    memo.write_bytes(data[: data.index(b'"probes"')] + b'"probes":' + b"[" * 100_000)
+    assert rendered(store, job) == good and computes == [job, job]
+
+
+def test_a_probe_root_with_a_nul_is_a_changed_answer(store: JobStore, computes: list[str],
+                                                     tmp_path: Path) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    good = cold(store, job)
+    memo = store.paths(job).results_memo
+    document = json.loads(memo.read_bytes())
+    document["probes"].append(["root", "/tmp/\x00x", "", "/tmp/x"])
+    memo.write_bytes(json.dumps(document, separators=(",", ":")).encode())
+    assert rendered(store, job) == good and computes == [job, job]
+
+
+def test_a_parser_registered_since_is_a_different_key(store: JobStore, computes: list[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from mmr.models import ParsedOutput
+    from mmr.parsers import registry
+
+    job = make_job(store, {"a": done(1000, review(p1()), output_parser="house-style")})
+    first = cold(store, job)  # an unknown name: the default parser
+    monkeypatch.setitem(registry._REGISTRY, "house-style",
+                        lambda raw: ParsedOutput(approved=True, findings=[], summary="ok"))
+    assert rendered(store, job) != first and computes == [job, job]
+
+
+def test_a_fifo_in_place_of_the_memo_is_ignored(store: JobStore, computes: list[str]) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    good = cold(store, job)
+    memo = store.paths(job).results_memo
+    memo.unlink()
+    os.mkfifo(memo)
+    with _no_hang():
+        assert rendered(store, job) == good
+    assert computes == [job, job]
+
+
+def test_a_fifo_in_place_of_results_json_is_replaced(store: JobStore) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    results = store.paths(job).results
+    os.mkfifo(results)
+    with _no_hang():
+        store.write_results_text(job, '{"verdict": "blocked"}\n')
+    assert results.is_file() and results.read_text() == '{"verdict": "blocked"}\n'
+
+
+def test_results_json_with_the_same_bytes_but_readable_by_others_is_rewritten(
+        store: JobStore) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    results = store.paths(job).results
+    results.write_text('{"verdict": "pass"}\n')
+    results.chmod(0o644)
+    store.write_results_text(job, '{"verdict": "pass"}\n')
+    assert stat.S_IMODE(results.stat().st_mode) == 0o600
+
+
+@contextlib.contextmanager
+def _no_hang() -> Iterator[None]:
+    """Fail instead of hanging when a read blocks on a FIFO (the bug this guards)."""
+    def fail(signum: int, frame: object) -> None:
+        raise AssertionError("blocked on a FIFO")
+
+    previous = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(20)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
