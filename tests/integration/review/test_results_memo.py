@@ -21,7 +21,6 @@ from mmr.formatters.text import render_text
 from mmr.models import Finding, ReconciledFinding
 from mmr.review import stage_memo
 from mmr.review.results import job_results, results_json, save_secret_findings
-from mmr.review.stage import Stage, StageInputs
 from mmr.store.jobs import JobStore
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.review.test_results_pipeline import DIFF, done, make_job, no_acks, p1, review
@@ -32,20 +31,6 @@ Rendered = tuple[str, str]
 @pytest.fixture
 def store(tmp_path: Path) -> JobStore:
     return JobStore(tmp_path / "jobs")
-
-
-@pytest.fixture
-def computes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The job ids the stage was computed for (not loaded from a memo), in order."""
-    calls: list[str] = []
-    real = stage_memo.compute_stage
-
-    def counted(inputs: StageInputs) -> Stage:
-        calls.append(inputs.job.job_id)
-        return real(inputs)
-
-    monkeypatch.setattr(stage_memo, "compute_stage", counted)
-    return calls
 
 
 @pytest.fixture

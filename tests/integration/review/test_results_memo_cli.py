@@ -12,7 +12,6 @@ import pytest
 import mmr
 from mmr.config.paths import jobs_dir
 from mmr.review import stage_memo
-from mmr.review.stage import Stage, StageInputs
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.review.conftest import (
@@ -22,19 +21,6 @@ from tests.integration.review.conftest import (
     reply,
     write_user_config,
 )
-
-
-@pytest.fixture
-def computes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    calls: list[str] = []
-    real = stage_memo.compute_stage
-
-    def counted(inputs: StageInputs) -> Stage:
-        calls.append(inputs.job.job_id)
-        return real(inputs)
-
-    monkeypatch.setattr(stage_memo, "compute_stage", counted)
-    return calls
 
 
 def test_review_results_and_reconcile_share_the_memo(
