@@ -28,8 +28,8 @@ def reference_rule(a: str, b: str) -> bool:
     ia, ib = _ident(a), _ident(b)
     if ia.finding_key == ib.finding_key:
         return True
-    return bool(ia.shingle_set and ib.shingle_set
-                and jaccard(ia.shingle_set, ib.shingle_set) >= FUZZY_THRESHOLD)
+    a, b = frozenset(ia.description_shingle), frozenset(ib.description_shingle)
+    return bool(a and b and jaccard(a, b) >= FUZZY_THRESHOLD)
 
 
 def mmr_rule(a: str, b: str) -> bool:

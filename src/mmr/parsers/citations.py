@@ -1,4 +1,4 @@
-"""``path:line`` citations in prose, and whether a cited path exists under the repo (ch. 06 §2).
+"""``path:line`` citations in prose (ch. 06 §2); whether a cited path exists is :mod:`mmr.probes`.
 
 A citation is the first token matching
 ``(?:[\\w.-]+/)*[\\w.-]+\\.\\w+|[\\w.-]+(?:/[\\w.-]+)+`` followed by ``:line`` or
@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
-
-from mmr.probes import is_file_under
 
 _LINE_REF = re.compile(r":([0-9]+)(?:-([0-9]+))?")
 _PATH_RUN = re.compile(r"[\w./-]*")
@@ -61,8 +58,3 @@ def find_citation(text: str) -> Citation | None:
         return Citation(path=path, location=f"{path}:{lines}")
     return None
 
-
-def path_exists_under(root: Path | None, relative: str) -> bool:
-    """True when ``relative`` names an existing file inside ``root`` (never outside it);
-    asked through :mod:`mmr.probes`, so the results memo can re-ask it."""
-    return is_file_under(root, relative)

@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from mmr.models import Finding
-from mmr.parsers.citations import path_exists_under
-from mmr.probes import line_count, resolved_root
+from mmr.probes import is_file_under, line_count, resolved_root
 from mmr.reconcile.diff_filter import names_touched_path, normalize_path, touched_paths
 from mmr.reconcile.jstext import trim
 from mmr.unidiff.walk import walk_diff
@@ -74,7 +73,7 @@ class DiffScope:
         return count is None or line <= max(count, 1)
 
     def in_repository(self, path: str) -> bool:
-        return path_exists_under(self.repo_root, path)
+        return is_file_under(self.repo_root, path)
 
     def _count_lines(self, path: str) -> int | None:
         if path not in self._line_counts:

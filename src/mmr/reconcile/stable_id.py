@@ -112,12 +112,6 @@ class StableIdentity:
     finding_key: str
     description_shingle: tuple[str, ...]
 
-    @property
-    def shingle_set(self) -> frozenset[str]:
-        """The shingle as a set, for Jaccard similarity (built at each call: most
-        identities never need it, and it is the largest part of one)."""
-        return frozenset(self.description_shingle)
-
 
 _LocationParts = tuple[str, str, str]
 
