@@ -117,39 +117,43 @@ def atomic_write_json(path: Path, value: Any, *, follow_symlinks: bool = False,
                        durable=durable)
 
 
-def read_bytes_nofollow(path: Path) -> bytes:
+def read_bytes_nofollow(path: Path, limit: int | None = None, *,
+                        private: bool = False) -> bytes:
     """Read a regular file without following a symlink at its final component.
 
-    Raises ``FileNotFoundError`` when it is missing and ``OSError`` for a symlink.
+    Opened without blocking and checked on the open descriptor, so a FIFO, a device or a
+    directory in its place is an ``OSError`` naming ``path`` (``EISDIR`` for a directory),
+    never a read that hangs, and nothing can be swapped in between. ``FileNotFoundError``
+    when it is missing, ``OSError`` for a symlink. With ``limit``, a larger file is
+    ``EFBIG``; ``private`` also refuses a file of another owner or open to group or others.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            return handle.read()
-        except OSError as exc:  # a directory opens fine and fails here, named by its fd
-            raise OSError(exc.errno, exc.strerror, str(path)) from None
-
-
-def read_regular_file(path: Path, limit: int) -> bytes | None:
-    """The bytes of ``path`` when it is a regular file (no symlink) of at most ``limit``
-    bytes, else None (missing or unreadable too). Opened without blocking, so a FIFO put
-    in its place cannot hang the reader; checked on the open descriptor, so nothing can
-    be swapped in between."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if private and (info.st_uid != os.getuid() or info.st_mode & 0o077):
+            raise PermissionError(errno.EPERM, "not this user's private file", str(path))
+        if limit is not None and info.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
         with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError:
-        return None
+            data = handle.read() if limit is None else handle.read(limit + 1)
     finally:
         os.close(fd)
-    return data if len(data) <= limit else None
+    if limit is not None and len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+    return data
+
+
+def read_regular_file(path: Path, limit: int, *, private: bool = False) -> bytes | None:
+    """:func:`read_bytes_nofollow` with a size limit, None instead of any error (a cache's
+    reader: anything odd means "recompute")."""
+    try:
+        return read_bytes_nofollow(path, limit, private=private)
+    except OSError:
+        return None
 
 
 def read_text_nofollow(path: Path) -> str:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mmr.errors import JobNotFoundError, MmrError
+from mmr.errors import JobNotFoundError, MmrError, StoreReadError
 from mmr.fs import read_bytes_nofollow
 from mmr.store.job_reader import read_job_json
 from mmr.store.layout import STRICT_JOB_ID, JobPaths, is_strict_job_id
@@ -52,7 +52,7 @@ class JobFindings:
 def _created_at(paths: JobPaths) -> datetime | None:
     try:
         value = read_job_json(paths).get("created_at")
-    except JobNotFoundError:
+    except (JobNotFoundError, StoreReadError):
         return None
     return parse_timestamp(value) if isinstance(value, str) else None
 

@@ -33,6 +33,7 @@ from pydantic_core import PydanticSerializationError
 import mmr
 from mmr.models import ChannelResult, ReconciledFinding
 from mmr.parsers.registry import get_parser, registered_names
+from mmr.parsers.run import parser_name
 from mmr.probes import recording, still_answered
 from mmr.review.stage import Stage, StageInputs, compute_stage
 from mmr.store.jobs import JobStore
@@ -68,8 +69,9 @@ def stage_for(store: JobStore, inputs: StageInputs) -> Stage:
 def _name_parsers(inputs: StageInputs) -> None:
     """What parsing would have warned of: an ``output_parser`` name no parser has."""
     for entry in inputs.job.channels.values():
-        if entry.status == "completed" and isinstance(entry.output_parser, str):
-            get_parser(entry.output_parser)
+        name = parser_name(entry.output_parser or "default")
+        if entry.status == "completed" and name is not None:
+            get_parser(name)
 
 
 def _storable(stage: Stage) -> bool:

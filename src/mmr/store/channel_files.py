@@ -140,9 +140,10 @@ class ChannelFiles:
             held.write_bytes(path, data)
 
     def read_results_memo(self, job_id: str, limit: int) -> bytes | None:
-        """``results-memo.json`` when it is a regular file (not a symlink) of at most
-        ``limit`` bytes, else None: the memo is a cache, anything odd means "recompute"."""
-        return read_regular_file(self.existing(job_id).results_memo, limit)
+        """``results-memo.json`` when it is this user's private regular file (not a symlink)
+        of at most ``limit`` bytes, else None: the memo is a cache, anything odd means
+        "recompute"."""
+        return read_regular_file(self.existing(job_id).results_memo, limit, private=True)
 
     def write_results_memo(self, job_id: str, data: bytes) -> None:
         """Replace ``results-memo.json`` atomically, or skip silently when the store cannot

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -191,20 +190,13 @@ def read_bytes(path: Path) -> bytes:
 
 def same_bytes(path: Path, data: bytes) -> bool:
     """Whether ``path`` holds exactly ``data`` as this run last wrote it (held or on disk):
-    on disk, a private (0600) regular file, not a symlink."""
+    on disk, this user's private regular file, not a symlink."""
     held = holder(path)
     if held is not None:
         kept, current = held.lookup(path)
         if kept:
             return current == data
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return False
-    if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) != 0o600 \
-            or info.st_size != len(data):
-        return False
-    return read_regular_file(path, len(data)) == data
+    return read_regular_file(path, len(data), private=True) == data
 
 
 def read_text(path: Path) -> str:

@@ -303,6 +303,6 @@ def _created_at(paths: JobPaths) -> datetime:
     """``created_at`` of a loadable job, else the directory's mtime (§7.7 FIX)."""
     try:
         created = parse_timestamp(read_job(paths).created_at)
-    except JobNotFoundError:
+    except (JobNotFoundError, StoreReadError):  # unreadable: its age is the directory's
         created = None
     return created or datetime.fromtimestamp(paths.root.stat().st_mtime, UTC)

@@ -487,3 +487,46 @@ def _no_hang() -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_fifo_in_place_of_a_channel_log_is_a_read_error_not_a_hang(store: JobStore) -> None:
+    from mmr.errors import StoreReadError
+
+    job = make_job(store, {"a": {"status": "failed", "log": "crashed"}})
+    log = store.paths(job).channels_dir / "a.log"
+    log.unlink()
+    os.mkfifo(log)
+    with _no_hang(), pytest.raises(StoreReadError) as raised:
+        job_results(store, job, apply_acks=no_acks)
+    assert str(raised.value).startswith(f"cannot read {log}: not a regular file.")
+    assert "remove that path" in str(raised.value)
+
+
+@pytest.mark.parametrize("change", ["group-writable", "another-owner"])
+def test_a_memo_that_is_not_private_is_ignored(store: JobStore, computes: list[str],
+                                               change: str) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    good = cold(store, job)
+    memo = store.paths(job).results_memo
+    if change == "group-writable":
+        memo.chmod(0o620)
+    else:
+        if os.getuid() != 0:
+            pytest.skip("needs root to give the memo another owner")
+        os.chown(memo, 1, 1)
+    assert rendered(store, job) == good and computes == [job, job]
+
+
+def test_a_hit_warns_of_an_unknown_parser_behind_an_unwrap(
+        store: JobStore, computes: list[str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mmr.parsers import registry
+
+    spec = {"kind": "unwrap-jsonpath", "wrap": "$.result", "then": "house-stlye"}
+    job = make_job(store, {"a": done(1000, json.dumps({"result": review(p1())}),
+                                     output_parser=spec)})
+    cold(store, job)
+    assert "house-stlye" in capsys.readouterr().err
+    monkeypatch.setattr(registry, "_warned", set())  # as a new process starts
+    rendered(store, job)
+    assert computes == [job] and "house-stlye" in capsys.readouterr().err

@@ -121,3 +121,23 @@ def test_prune_keeps_a_job_locked_by_another_process(store: JobStore) -> None:
         child.stdin.close()
         child.wait(timeout=20)
     assert store.prune(7, NOW) == [job_id]
+
+
+def test_prune_goes_past_a_job_whose_record_cannot_be_read(store: JobStore,
+                                                           tmp_path: Path) -> None:
+    """A symlinked or unreadable job.json is a damaged job: aged by its directory, pruned,
+    and the jobs after it too (one StoreReadError used to stop the whole prune)."""
+    from mmr.acks.jobs import read_job_findings
+
+    damaged = _job_at(store, NOW - timedelta(days=30))
+    record = store.root / damaged / "job.json"
+    target = tmp_path / "elsewhere.json"
+    target.write_bytes(record.read_bytes())
+    record.unlink()
+    record.symlink_to(target)
+    _age_dir(store.root / damaged, NOW - timedelta(days=30))
+    old = _job_at(store, NOW - timedelta(days=30))
+
+    read_job_findings(store.root, damaged)  # the ack look-up scans it: no StoreReadError
+    assert sorted(store.prune(7, NOW)) == sorted([damaged, old])
+    assert target.exists()
