@@ -54,9 +54,7 @@ def load_recipe(home: Path, key: str) -> Recipe | None:
     try:
         if not (_private(path.parent) and _private(path)):
             return None
-        data = read_bytes_nofollow(path)
-        if len(data) > MAX_RECIPE_BYTES:
-            return None
+        data = read_bytes_nofollow(path, MAX_RECIPE_BYTES)  # a FIFO there: an error, no hang
         return parse_recipe(json.loads(data), key)
     except (OSError, ValueError, TypeError, KeyError):
         return None

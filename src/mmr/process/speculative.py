@@ -179,10 +179,13 @@ def kill_unclaimed() -> int:
     """SIGKILL every waiting child's group (and what carries its mark), reap it; the count."""
     with _lock:
         children = list(_waiting)
-        _waiting.clear()
+        # Each group is killed before any leaves the list: a SIGTERM handled in between
+        # (it calls this again, then ends mmr) still finds the ones not killed yet.
+        for child in children:
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.pid, signal.SIGKILL)
+        _waiting[:] = [child for child in _waiting if child not in children]
     for child in children:
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(child.pid, signal.SIGKILL)
         with suppress(OSError, subprocess.SubprocessError):
             child.popen.wait()
         reap_child(child.pid, child.mark)

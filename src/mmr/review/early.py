@@ -110,6 +110,8 @@ def _speculate(argv: Sequence[str], options: Mapping[str, Any], cwd: Path) -> in
     from mmr.diff.inputs import DiffRequest, check_reviewable, resolve_diff
     from mmr.trust.modes import TrustFlags, resolve_trust
 
+    if options.get("diff") is not None and not _regular_file(cwd / options["diff"]):
+        return 0  # a stream (/dev/stdin, a FIFO, <(...)) can be read once: by the pipeline
     request = DiffRequest(diff=options.get("diff"), pr=None, staged=bool(options.get("staged")),
                           base=options.get("base"), head=options.get("head"))
     flags = TrustFlags(config_base_ref=options.get("config_base_ref"),
@@ -186,3 +188,10 @@ def _start(recipe: Recipe, text: str, line_count: int) -> int:
         identities.append(identity)
     speculative.stop_on_sigterm()
     return sum(child is not None for child in speculative.start_all(identities))
+
+
+def _regular_file(path: Path) -> bool:
+    try:
+        return path.is_file()  # follows links: /dev/stdin is a pipe or a file
+    except ValueError:  # a NUL in the path
+        return False

@@ -325,3 +325,19 @@ def test_mmr_early_start_0_starts_nothing_early(repo: GitRepo, rev1: Any) -> Non
     second = review(repo, env=off)
     assert adopted(second) == [] and spawned_channels(second) == ["rev1"]
     assert recipes() == []
+
+
+def test_a_diff_read_from_a_stream_is_read_once_by_the_pipeline(repo: GitRepo,
+                                                                rev1: Any) -> None:
+    """``--diff /dev/stdin`` (or a FIFO, ``<(git diff)``): the early start must not take
+    what the pipeline then cannot read again; the second run used to say "No diff
+    content found" (a named FIFO hung it)."""
+    patch = ("diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n"
+             "@@ -1 +1 @@\n-x = 1\n+x = 2\n")
+    runs = [subprocess.run([*REVIEW, "--diff", "/dev/stdin"], cwd=repo.root, env=review_env(),
+                           input=patch, capture_output=True, text=True, timeout=120,
+                           check=False) for _ in range(2)]
+
+    assert [run.returncode for run in runs] == [0, 0], runs[1].stderr
+    assert adopted(runs[1]) == [] and spawned_channels(runs[1]) == ["rev1"]
+    assert [call["stdin"].count("+x = 2") for call in rev1.calls()] == [1, 1]

@@ -109,3 +109,35 @@ def test_only_the_newest_recipes_are_kept(tmp_path: Path) -> None:
     kept = sorted(p.name for p in recipe_path(tmp_path, keys[0]).parent.iterdir())
     assert kept == sorted(f"{key}.json" for key in keys[-MAX_RECIPES:])
     assert load_recipe(tmp_path, keys[-1]) == _recipe(key=keys[-1])
+
+
+def test_a_fifo_in_place_of_a_recipe_is_no_recipe_and_no_hang(tmp_path: Path) -> None:
+    import signal
+
+    save_recipe(tmp_path, _recipe())
+    path = recipe_path(tmp_path, KEY)
+    path.unlink()
+    os.mkfifo(path, 0o600)
+
+    def fail(signum: int, frame: object) -> None:
+        raise AssertionError("blocked on the FIFO")
+
+    previous = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(20)
+    try:
+        assert load_recipe(tmp_path, KEY) is None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_recipe_over_the_size_limit_is_no_recipe(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from mmr.cache import recipe_store
+
+    save_recipe(tmp_path, _recipe())
+    size = recipe_path(tmp_path, KEY).stat().st_size
+    monkeypatch.setattr(recipe_store, "MAX_RECIPE_BYTES", size - 1)
+    assert load_recipe(tmp_path, KEY) is None
+    monkeypatch.setattr(recipe_store, "MAX_RECIPE_BYTES", size)
+    assert load_recipe(tmp_path, KEY) == _recipe()

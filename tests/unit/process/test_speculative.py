@@ -75,10 +75,11 @@ def test_one_field_different_is_no_claim(change: dict[str, Any]) -> None:
 
 
 def test_a_prompt_file_request_never_claims(tmp_path: Path) -> None:
-    _start(_request())
+    _start(_request(stdin=None))  # alike in every field the identity compares
     prompt = tmp_path / "prompt"
     prompt.write_bytes(PROMPT)
     assert speculative.claim(_request(stdin=None, prompt_file=prompt)) is None
+    assert speculative.claim(_request(stdin=None)) is not None
 
 
 def test_the_reaper_mark_is_not_part_of_the_identity() -> None:
@@ -151,3 +152,39 @@ def test_a_child_that_never_reads_a_long_prompt_is_still_killed() -> None:
     child = _start(_request(argv=("sleep", "30"), stdin=b"x" * (1 << 20)))
     assert speculative.kill_unclaimed() == 1
     assert process_gone(child.pid)
+
+
+_SIGTERM_MIDWAY = """
+import os, signal, sys
+from pathlib import Path
+from mmr.process import speculative
+from mmr.process.types import ProcessRequest
+
+children = []
+for _ in range(2):
+    req = ProcessRequest(("sleep", "30"), cwd=Path("/"), env=dict(os.environ), stdin=b"",
+                         timeout_s=30)
+    children.append(speculative.start(speculative.request_identity(req)))
+print(" ".join(str(child.pid) for child in children), flush=True)
+speculative.stop_on_sigterm()
+real = os.killpg
+calls = []
+def killpg_then_sigterm(pgid, sig):
+    real(pgid, sig)
+    calls.append(pgid)
+    if len(calls) == 1:
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives between the first and the second kill
+speculative.os.killpg = killpg_then_sigterm
+speculative.kill_unclaimed()
+"""
+
+
+def test_a_sigterm_while_unclaimed_children_are_killed_still_kills_them_all() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _SIGTERM_MIDWAY], capture_output=True,
+                          text=True, timeout=60, check=False)
+    pids = [int(pid) for pid in done.stdout.split()]
+    assert done.returncode == -signal.SIGTERM and len(pids) == 2, done.stderr
+    assert all(wait_until_gone(pid) for pid in pids)
