@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from mmr.severity import threshold_comment
+
 EXAMPLES_HEADER = "# --- OSS runtime examples (uncomment to enable) ---"
 
 _HEAD = """\
@@ -83,8 +85,6 @@ def render_init_config(seeds: Sequence[tuple[str, bool]], examples: Sequence[str
     ``examples`` holds runtime ids; unknown ids are ignored, order follows EXAMPLE_IDS.
     The text ends with exactly one newline.
     """
-    from mmr.severity import threshold_comment
-
     parts = [_HEAD.replace("{threshold_comment}", "\n".join(threshold_comment("  ")))]
     for name, enabled in seeds:
         parts.append(f"  {name}:\n    enabled: {'true' if enabled else 'false'}\n")

@@ -22,6 +22,8 @@ from typing import Any
 
 from pydantic.json_schema import GenerateJsonSchema
 
+from mmr.config.schema import MmrConfig
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:mmr:config-file"
 TITLE = "mmr configuration file (.mmr.yaml, <mmr home>/config.yaml)"
@@ -41,8 +43,6 @@ class _Generator(GenerateJsonSchema):
 
 def config_file_schema() -> dict[str, Any]:
     """The schema as a JSON-ready mapping, keys in a stable order."""
-    from mmr.config.schema import MmrConfig
-
     generated = _as_layer(MmrConfig.model_json_schema(schema_generator=_Generator))
     properties = generated["properties"]
     for key in _NULLABLE_TOP:

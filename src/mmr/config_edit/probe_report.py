@@ -13,6 +13,7 @@ from typing import Any
 
 from mmr.config.loaded import LoadedConfig
 from mmr.config.selection import disabled_channels
+from mmr.dispatch.auth import check_channel
 
 #: Gate statuses → the ``auth`` word of ``config test`` and whether the CLI was found.
 _NOT_RUN = {"not_installed": "skipped", "skipped": "missing_command"}
@@ -20,8 +21,6 @@ _NOT_RUN = {"not_installed": "skipped", "skipped": "missing_command"}
 
 def config_test_report(loaded: LoadedConfig) -> tuple[dict[str, dict[str, Any]], bool]:
     """``({channel: {installed, auth, recovery?}}, all_ok)``; recovery text is redacted."""
-    from mmr.dispatch.auth import check_channel
-
     listed_off = disabled_channels(loaded.config)
     report: dict[str, dict[str, Any]] = {}
     ok = True

@@ -18,6 +18,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import anyio
+import httpx
+
+from mmr.process.subprocess import ProcessRequest, run_process
+
 PROBE_TIMEOUT_MS = 1000
 KILL_GRACE_S = 0.25
 _SAFE_COMMAND = re.compile(r"[a-zA-Z0-9._/\\: ()@+~-]+")
@@ -56,8 +61,6 @@ DEFAULT_RUNTIMES: tuple[LocalRuntime, ...] = (
 
 async def probe_program(command: str, args: Sequence[str], timeout_ms: int) -> ProbeResult:
     """Run ``command args…`` (no shell, output discarded); detected when it exits 0 in time."""
-    from mmr.process.subprocess import ProcessRequest, run_process
-
     problem = _invalid_request(command, args, timeout_ms)
     if problem is not None:
         return ProbeResult(False, problem)
@@ -90,15 +93,11 @@ def _invalid_request(command: str, args: Sequence[str], timeout_ms: int) -> str 
 
 def probe_runtime(command: str, args: Sequence[str], timeout_ms: int) -> ProbeResult:
     """:func:`probe_program` outside an event loop."""
-    import anyio
-
     return anyio.run(probe_program, command, args, timeout_ms)
 
 
 async def probe_http(host: str, port: int, path: str, timeout_s: float) -> bool:
     """Whether ``http://host:port/path`` answers 2xx in time; only loopback hosts are tried."""
-    import httpx
-
     if host not in _LOOPBACK:
         return False
     netloc = f"[{host}]" if ":" in host else host
@@ -112,8 +111,6 @@ async def probe_http(host: str, port: int, path: str, timeout_s: float) -> bool:
 
 
 async def _detect(runtime: LocalRuntime, timeout_ms: int) -> bool:
-    import anyio
-
     found: list[bool] = []
 
     async def program() -> None:
@@ -132,8 +129,6 @@ async def _detect(runtime: LocalRuntime, timeout_ms: int) -> bool:
 def detect_runtimes(runtimes: Sequence[LocalRuntime] | None = None, *,
                     timeout_ms: int = PROBE_TIMEOUT_MS) -> dict[str, bool]:
     """Probe every runtime concurrently; ``{id: detected}`` in the given order."""
-    import anyio
-
     chosen = DEFAULT_RUNTIMES if runtimes is None else tuple(runtimes)
     results: dict[str, bool] = {}
 

@@ -17,6 +17,7 @@ from mmr.config.aliases import normalize_channel_name
 from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.provenance import SOURCE_ORDER, Source
 from mmr.config.selection import disabled_channels, is_effective
+from mmr.secrets.redact import REDACTED, redact_channel_show, redact_inherited_value, redact_text
 
 LIST_NO_REDACT_WARNING = (
     "WARNING: --no-redact is enabled; secrets in commands/env/headers may be printed verbatim."
@@ -91,8 +92,6 @@ def source_at(loaded: LoadedConfig, path: Sequence[str]) -> Source:
 
 def channel_rows(loaded: LoadedConfig, *, redact: bool = True) -> list[dict[str, Any]]:
     """One row per channel, registry order: name, enabled, effective, command, parser, source."""
-    from mmr.secrets.redact import redact_text
-
     rows: list[dict[str, Any]] = []
     for name, channel in loaded.channels.items():
         row: dict[str, Any] = {
@@ -127,8 +126,6 @@ def show_channel(loaded: LoadedConfig, name: str, *, redact: bool = True) -> str
 
     An alias names its channel (Q10); an empty mapping prints ``{}`` (Q17).
     """
-    from mmr.secrets.redact import redact_channel_show
-
     canonical = normalize_channel_name(name)
     channel = loaded.channels.get(canonical)
     if channel is None:
@@ -142,8 +139,6 @@ def show_channel(loaded: LoadedConfig, name: str, *, redact: bool = True) -> str
 
 def redacted_inherited(segments: Sequence[str], value: Any) -> Any:
     """The value ``config unset`` reports as now inherited, redacted for display."""
-    from mmr.secrets.redact import redact_inherited_value
-
     shown = redact_inherited_value(segments, value)
     is_channel = len(segments) == 2 and segments[0] == "channels"
     if is_channel and isinstance(value, Mapping) and isinstance(shown, dict):
@@ -159,8 +154,6 @@ def _keep_policy_words(raw: Mapping[str, Any], shown: dict[str, Any]) -> dict[st
 
 def _show_lines(loaded: LoadedConfig, path: tuple[str, ...], raw: Mapping[str, Any], *,
                 shown: Mapping[str, Any], indent: str, lines: list[str]) -> None:
-    from mmr.secrets.redact import REDACTED
-
     for key, value in raw.items():
         here = (*path, key)
         display = shown.get(key, value)

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
+
+import anyio
 
 from mmr.config.loaded import Channel, LoadedConfig, ProjectText
 from mmr.config.loader import load_config
+from mmr.config.paths import jobs_dir
 from mmr.config.selection import select_channels
 from mmr.critique.context import RepoContext, build_repo_context
 from mmr.critique.execute import (
@@ -33,6 +36,7 @@ from mmr.critique.request import CritiqueRequest, check_request
 from mmr.critique.session import CritiqueSessionStore, SessionRound, critique_sessions_dir
 from mmr.critique.text import render_text
 from mmr.diff.inputs import DiffRequest
+from mmr.dispatch.auth import check_channels
 from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.review.run import ReviewIO
 from mmr.secrets.critique_redaction import redact_credentials, redaction_warning
@@ -87,17 +91,11 @@ def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
                           project_root=trust.project_root, artifact=artifact, plans=plans,
                           base_prompt=base_prompt, context=context, lenses=tuple(lenses),
                           session=round_info)
-    store = JobStore(_jobs_dir())
+    store = JobStore(jobs_dir())
     job_id = create_critique_job(setup, store, gate)                               # 11
     report = run_critique_job(setup, store, job_id, gate, progress=io.progress,    # 12-15
                               notice=io.notice)
     return _outcome(report, request, job_id)
-
-
-def _jobs_dir() -> Path:
-    from mmr.config.paths import jobs_dir
-
-    return jobs_dir()
 
 
 def _load_config(trust: TrustContext, request: CritiqueRequest, io: CritiqueIO) -> LoadedConfig:
@@ -150,12 +148,6 @@ def _preflight(plans: Mapping[str, ChannelPlan], loaded: LoadedConfig) -> dict[s
     """Install + auth check of every channel (concurrently unless ``defaults.parallel`` is off)."""
     if not plans:
         return {}
-    from functools import partial
-
-    import anyio
-
-    from mmr.dispatch.auth import check_channels
-
     pairs = [(name, loaded.channel(name)) for name in plans]
     return anyio.run(partial(check_channels, pairs, parallel=loaded.defaults.parallel))
 

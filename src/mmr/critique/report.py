@@ -21,6 +21,7 @@ from mmr.critique.models import (
     ReconciledItem,
     SynthesisResult,
 )
+from mmr.formatters.json import dumps
 
 NO_CHANNELS_SUMMARY = "No channels were available to run the critique — check `mmr doctor`."
 
@@ -92,6 +93,4 @@ def empty_report(source: str, per_channel: Mapping[str, ChannelEntry],
 
 def render_json(report: CritiqueReport) -> str:
     """2-space JSON, keys in the report's order, non-ASCII kept."""
-    from mmr.formatters.json import dumps
-
     return dumps(report.to_json_dict())

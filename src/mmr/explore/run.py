@@ -37,6 +37,7 @@ from mmr.explore.inputs import (
 )
 from mmr.explore.report import ExploreReport, dry_run_text, render_json, stderr_lines, summarise
 from mmr.explore.scratch import run_in_scratch, with_vars
+from mmr.fs import atomic_write_text
 from mmr.models import ChannelStatus
 from mmr.prompt.assemble import apply_wrapper
 
@@ -163,8 +164,6 @@ def outcome_for(report: ExploreReport, request: ExploreRequest,
 
 def write_out(path: str, text: str, cwd: Path) -> Path:
     """Write ``text`` to ``--out`` atomically (parent directories created); its path."""
-    from mmr.fs import atomic_write_text
-
     target = cwd / Path(path).expanduser()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -15,12 +15,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from mmr.config.channel_schema import SubprocessChannel
 from mmr.config.loaded import Channel
+from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
-from mmr.dispatch.plan import ChannelOutcome, ChannelPlan, EventSink
+from mmr.dispatch.plan import ChannelOutcome, ChannelPlan, DispatchContext, EventSink
+from mmr.dispatch.runner import dispatch_all
+from mmr.formatters.labels import telemetry_parts
 from mmr.models import Telemetry
+from mmr.parsers.errors import ParseError
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec, coerce_parser_spec
+from mmr.parsers.unwrap import unwrap_payload
+from mmr.store.jobs import JobStore
+from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
 
 #: Context windows below this mean the 1M pin did not take (RM-6, RM-10).
 ONE_MILLION = 1_000_000
@@ -62,14 +71,6 @@ def run_in_scratch(plans: Sequence[ChannelPlan], *, scratch: Path, repo_root: Pa
 
     A SIGINT/SIGTERM stops every child and exits 130/143 (``SystemExit``), as for review.
     """
-    import anyio
-
-    from mmr.dispatch.interrupts import run_until_interrupted
-    from mmr.dispatch.plan import DispatchContext
-    from mmr.dispatch.runner import dispatch_all
-    from mmr.store.jobs import JobStore
-    from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
-
     store = JobStore(scratch / "jobs")
     job = store.create_job([plan.name for plan in plans], fix_threshold=DEFAULT_FIX_THRESHOLD,
                            format="json", min_completed_channels=1, project_root=repo_root)
@@ -93,9 +94,6 @@ def reply_text(raw: str | None, spec: ParserSpec) -> str | None:
     to ``--out`` (explore spec 6), and the review wrapper tells an ``is_error`` envelope
     (MiniMax failed, exit 2) from a reply whose findings failed the gate (exit 3).
     """
-    from mmr.parsers.errors import ParseError
-    from mmr.parsers.unwrap import unwrap_payload
-
     if raw is None:
         return None
     spec = coerce_parser_spec(spec)
@@ -112,8 +110,6 @@ def reply_text(raw: str | None, spec: ParserSpec) -> str | None:
 def telemetry_line(prefix: str, channel: str, telemetry: Telemetry | None,
                    elapsed_s: float) -> str:
     """``<prefix> <channel>: tokens in 1,234 · out 56 · context 1,000,000 · … · 12.3s``."""
-    from mmr.formatters.labels import telemetry_parts
-
     parts = [*telemetry_parts(telemetry), f"{elapsed_s:.1f}s"]
     return f"{prefix} {channel}: {' · '.join(parts)}"
 

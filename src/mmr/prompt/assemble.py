@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from mmr.resources import read_template
+from mmr.severity import prompt_definitions
 
 CORE_PROMPT_TEMPLATE = "core-prompt.md"
 PROMPT_PLACEHOLDER = "{{prompt}}"
@@ -27,8 +28,6 @@ SEVERITY_PLACEHOLDER = "{{severity_definitions}}"
 def core_prompt() -> str:
     """The shipped core prompt (its trailing newline included), with the severity scale
     filled in from :mod:`mmr.severity`, the one source of its wording."""
-    from mmr.severity import prompt_definitions
-
     return read_template(CORE_PROMPT_TEMPLATE).replace(SEVERITY_PLACEHOLDER,
                                                         prompt_definitions())
 

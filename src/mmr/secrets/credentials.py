@@ -9,8 +9,8 @@ code around a value stay, so paths, the diff-location filter and the review keep
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from mmr.models import Finding
 from mmr.secrets.credential_patterns import (
     CredentialKind,
     is_high_confidence,
@@ -20,9 +20,6 @@ from mmr.secrets.credential_patterns import (
 )
 from mmr.secrets.line_redactor import LineRedactor
 from mmr.unidiff.walk import walk_diff
-
-if TYPE_CHECKING:  # pydantic: imported only when a finding is built (the early start)
-    from mmr.models import Finding
 
 SECRETS_SOURCE = "mmr-secrets"
 REFUSAL_MESSAGE = "credential-shaped content in diff"
@@ -95,8 +92,6 @@ def secret_findings(hits: list[CredentialHit]) -> list[Finding]:
 
     ``Authorization:`` alone is too broad to call a committed secret, so it only redacts.
     """
-    from mmr.models import Finding
-
     kinds_by_location: dict[str, list[CredentialKind]] = {}
     for hit in hits:
         if not hit.added or hit.kind == "authorization" or hit.file is None or hit.line is None:

@@ -9,6 +9,7 @@ and a log line, under both locks, so exactly one reader converts them. Jobs with
 
 from __future__ import annotations
 
+from mmr.log import get_logger
 from mmr.store.channel_files import append_line
 from mmr.store.job_reader import read_job
 from mmr.store.job_writer import job_lock, merge_status_file
@@ -40,8 +41,6 @@ def sweep_dead_worker(paths: JobPaths) -> list[str]:
             )
             append_line(paths.log_file(channel), WORKER_DIED_LOG)
     if unfinished:
-        from mmr.log import get_logger
-
         get_logger("mmr.store").warning(
             "job worker died; unfinished channels marked failed",
             job=paths.root.name, channels=unfinished,

@@ -13,20 +13,19 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from mmr import git
 from mmr.diff.inputs import DiffRequest
 from mmr.diff.proposed import ProposedChanges
 from mmr.errors import GitError
+from mmr.models import TrustMode
+from mmr.trust.branch import NO_DEFAULT_BRANCH, branch_drift, has_project_files
 from mmr.trust.trusted_files import (
     ProjectConfigText,
     read_project_config_at_ref,
     read_project_config_in_work_tree,
 )
-
-if TYPE_CHECKING:  # pydantic: the early start resolves trust before it is imported
-    from mmr.models import TrustMode
 
 AckSource = Literal["working-tree", "base-ref", "none"]
 PrBaseResolver = Callable[[int, Path], str]
@@ -185,8 +184,6 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
     branch = ProposedChanges()
     compared_with: str | None = None
     if found.base_ref == "HEAD" and not flags.config_base_ref and request.base is None:
-        from mmr.trust.branch import NO_DEFAULT_BRANCH, branch_drift, has_project_files
-
         drift = branch_drift(root)
         if drift is None:
             warnings.extend([NO_DEFAULT_BRANCH] if has_project_files(root, "HEAD") else [])

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from mmr.cli.errors import guard
+from mmr.errors import MmrError
 from mmr.log import stderr_line
 
 USAGE_EXIT = 1
@@ -69,9 +71,6 @@ def parse_args(parser: argparse.ArgumentParser,
 def run_guarded(prog: str, action: Callable[[], int], argv: Sequence[str]) -> int:
     """Run ``action``: an :class:`~mmr.errors.MmrError` is ``<prog>: error: <message>``
     and its exit code (1); Ctrl-C, a closed pipe and crashes go to mmr's own boundary."""
-    from mmr.cli.errors import guard
-    from mmr.errors import MmrError
-
     def inner() -> int:
         try:
             return action()

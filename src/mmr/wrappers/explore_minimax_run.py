@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
+from mmr.explore.run import ExploreRequest, run_explore, write_out
 from mmr.log import stderr_line
 from mmr.wrappers.common import (
     WrapperArgumentParser,
@@ -49,10 +51,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _explore(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from mmr.explore.run import ExploreRequest, run_explore, write_out
-
     request = ExploreRequest(
         roots=tuple(args.root), prompt_file=args.prompt_file, out=args.out,
         breadth=args.breadth, channels=(CHANNEL,), max_turns=args.max_turns,

@@ -14,6 +14,7 @@ the result gate, the clean-tree assertion and the retry still run on real output
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -54,8 +55,6 @@ def write_shim(directory: Path) -> Path:
 
 def main() -> int:
     """Drain the prompt from stdin, print the canned reply; exit 1 if the files are gone."""
-    import os
-
     sys.stdin.buffer.read()
     envelope = os.environ.get(FAKE_JSON_ENV, "")
     findings = os.environ.get(FAKE_FINDINGS_ENV) or None

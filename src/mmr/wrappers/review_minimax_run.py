@@ -15,8 +15,11 @@ exit  meaning
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
+from mmr.cli.output import write_report
 from mmr.log import stderr_line
 from mmr.wrappers.common import (
     WrapperArgumentParser,
@@ -24,6 +27,7 @@ from mmr.wrappers.common import (
     add_model_flags,
     run_wrapper,
 )
+from mmr.wrappers.review_run import ReviewOptions, run
 
 PROG = "review-minimax-run"
 
@@ -58,12 +62,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _review(args: argparse.Namespace) -> int:
-    import os
-    from pathlib import Path
-
-    from mmr.cli.output import write_report
-    from mmr.wrappers.review_run import ReviewOptions, run
-
     options = ReviewOptions(
         worktree=args.worktree, base=args.base, out=args.out, profile=args.profile,
         max_diff_lines=args.max_diff_lines, max_turns=args.max_turns, timeout=args.timeout,
