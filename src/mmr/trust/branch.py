@@ -48,11 +48,8 @@ def configured_default_branch() -> str | None:
     """``defaults.default_branch`` from the user config file, if set to a plain ref."""
     try:
         text = user_config_path().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    try:
         data = parse_config_mapping(text, str(user_config_path()))
-    except MmrError:
+    except (OSError, UnicodeDecodeError, MmrError):
         return None
     defaults = data.get("defaults")
     name = defaults.get("default_branch") if isinstance(defaults, dict) else None
