@@ -39,7 +39,7 @@ from mmr.diff.inputs import DiffRequest
 from mmr.dispatch.auth import check_channels
 from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.review.run import ReviewIO
-from mmr.secrets.critique_redaction import redact_credentials, redaction_warning
+from mmr.secrets.credentials import redact_credentials
 from mmr.store.jobs import JobStore
 from mmr.trust.modes import CONFIG_WARNING, TrustContext, TrustFlags, resolve_trust
 
@@ -133,7 +133,9 @@ def _plans(names: list[str], loaded: LoadedConfig, *, artifact: Artifact,
             raise KeyError(name)
         channels[name] = channel
     if hits + context_hits and any(c.on_credentials != "allow" for c in channels.values()):
-        io.notice(redaction_warning(hits + context_hits))
+        io.notice(f"[mmr] warning: redacted {hits + context_hits} credential-shaped string(s) "
+                  "from the artifact and repository context before sending them "
+                  "(on_credentials: redact)")
     assigned = assign_lenses(lenses, names)
     plans = {
         name: plan_critique(name, channel, loaded,

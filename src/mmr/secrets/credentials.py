@@ -1,4 +1,5 @@
-"""Credentials in the diff: scan, redact before any prompt leaves, and report (ch. 06 §2.1).
+"""Credentials in the diff: scan, redact before any prompt leaves, and report; and the same
+redaction for plain text (critique inputs, model replies, channel logs).
 
 The diff is walked line by line so each hit knows its file and its line number (new-file
 numbers from the hunk headers for added and context lines, old-file numbers for removed
@@ -79,6 +80,22 @@ def redact_diff(diff_text: str) -> tuple[str, list[CredentialHit]]:
                           entries[hit.at].added)
             for hit in sorted(redactor.hits, key=lambda h: h.at)]
     return text, hits
+
+
+def redact_credentials(text: str) -> tuple[str, int]:
+    """Plain ``text`` (a design document, repository context, a model's reply or log) with
+    every credential replaced, and how many were replaced; a key block keeps its lines."""
+    if not may_hold_credentials(text):
+        return text, 0
+    lines = text.splitlines(keepends=True)
+    bodies = [line.rstrip("\r\n") for line in lines]
+    redactor = LineRedactor()
+    for body in bodies:
+        redactor.line(body)
+    redactor.finish()
+    out = [content + line[len(body):]
+           for content, line, body in zip(redactor.out, lines, bodies, strict=True)]
+    return "".join(out), len(redactor.hits)
 
 
 def scan_diff(diff_text: str) -> list[CredentialHit]:

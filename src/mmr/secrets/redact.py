@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TypeGuard
 
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_names import contains_inline_secret, is_command_secret_key, is_secret_key
 
 __all__ = [

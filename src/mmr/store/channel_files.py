@@ -23,7 +23,7 @@ from mmr.fs import (
     ensure_private_dir,
     read_regular_file,
 )
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from mmr.store import held
 from mmr.store.layout import JobPaths
 
