@@ -63,7 +63,6 @@ class ParsedOutput(_Model):
     note: str | None = None
 
 
-PARSE_FAILURE_SUMMARY = "Output parsing failed."
 PARSE_FAILURE_PREFIX = "Failed to parse channel output: "
 
 
@@ -84,21 +83,6 @@ class ParseFailure(_Model):
     def description(self) -> str:
         """The reference's wording, used as the channel's ``error`` field."""
         return PARSE_FAILURE_PREFIX + self.error
-
-    def as_reference_output(self) -> ParsedOutput:
-        """The reference's failure result (ch. 03 §2.1), for byte-compatible JSON."""
-        return ParsedOutput(
-            approved=False,
-            findings=[
-                Finding(
-                    severity="P1",
-                    location="output-parser",
-                    description=self.description,
-                    suggestion="Check the raw output for unexpected format changes.",
-                )
-            ],
-            summary=PARSE_FAILURE_SUMMARY,
-        )
 
 
 

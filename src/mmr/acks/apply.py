@@ -26,7 +26,7 @@ from mmr.acks.record import AckRecord, AckScope, ack_location
 from mmr.acks.seen import record_sightings
 from mmr.acks.store import AckStore, ScopeContents
 from mmr.log import get_logger, stderr_line
-from mmr.models import ReconciledFinding, TrustMode
+from mmr.models import ReconciledFinding
 from mmr.reconcile.reconciler import FUZZY_THRESHOLD
 from mmr.reconcile.stable_id import jaccard
 
@@ -48,18 +48,6 @@ class AckPolicy:
         if source == "base-ref" and not base_ref:
             return cls("none")
         return cls(source, base_ref if source == "base-ref" else None)
-
-    @classmethod
-    def for_review(cls, trust_mode: TrustMode, base_ref: str | None, *,
-                   trust_project_acks: bool = False,
-                   accept_new_acks: bool = False) -> AckPolicy:
-        """The §9.4 table: a trust flag → working tree (any mode); else ``base-ref`` mode →
-        the committed acks at ``base_ref``; else (``untrusted-head``, ``non-git``) none."""
-        if trust_project_acks or accept_new_acks:
-            return cls("working-tree")
-        if trust_mode == "base-ref":
-            return cls.from_source("base-ref", base_ref)
-        return cls("none")
 
     @classmethod
     def from_review_controls(cls, controls: Mapping[str, Any] | BaseModel | None) -> AckPolicy:

@@ -40,11 +40,6 @@ def sessions_dir() -> Path:
     return mmr_home() / "sessions"
 
 
-def user_acks_dir() -> Path:
-    """Where the user's own acknowledgements live (``<mmr home>/acks``)."""
-    return mmr_home() / "acks"
-
-
 def project_config_path(project_root: Path) -> Path:
     """The project file, ``<project root>/.mmr.yaml``."""
     return project_root / PROJECT_CONFIG_NAME

@@ -91,11 +91,6 @@ def _invalid_request(command: str, args: Sequence[str], timeout_ms: int) -> str 
     return None
 
 
-def probe_runtime(command: str, args: Sequence[str], timeout_ms: int) -> ProbeResult:
-    """:func:`probe_program` outside an event loop."""
-    return anyio.run(probe_program, command, args, timeout_ms)
-
-
 async def probe_http(host: str, port: int, path: str, timeout_s: float) -> bool:
     """Whether ``http://host:port/path`` answers 2xx in time; only loopback hosts are tried."""
     if host not in _LOOPBACK:

@@ -14,9 +14,8 @@ removed does (``src/app.ts (line 4)``), also after dropping one ``a/`` or ``b/``
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 
-from mmr.models import Finding
 from mmr.reconcile.jstext import trim
 from mmr.reconcile.normalize import strip_line_span
 from mmr.unidiff.names import header_name, unquote
@@ -92,10 +91,3 @@ def _location_paths(location: str) -> Iterator[str]:
 def names_touched_path(location: str, touched: Collection[str]) -> bool:
     """True when the location names one of the touched paths."""
     return any(path in touched for path in _location_paths(location))
-
-
-def filter_to_diff(findings: Sequence[Finding], touched: Collection[str] | None) -> list[Finding]:
-    """The findings whose location names a touched path; all of them without a diff."""
-    if not touched:
-        return list(findings)
-    return [f for f in findings if names_touched_path(f.location, touched)]

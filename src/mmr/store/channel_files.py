@@ -66,24 +66,11 @@ class ChannelFiles:
         held.write_text(self._write_target(job_id, channel, ".log"),
                         redact_credentials(text)[0], durable=False)
 
-    def append_log(self, job_id: str, channel: str, line: str) -> None:
-        """Add one line to ``<ch>.log`` (creating it), redacted like :meth:`write_log`."""
-        append_line(self._write_target(job_id, channel, ".log"), redact_credentials(line)[0])
-
     def read_log(self, job_id: str, channel: str) -> str | None:
         return _read_text(self._channel_path(job_id, channel, ".log"))
 
     def write_pid(self, job_id: str, channel: str, pid: int) -> None:
         held.write_text(self._write_target(job_id, channel, ".pid"), str(pid), durable=False)
-
-    def read_pid(self, job_id: str, channel: str) -> int | None:
-        """The recorded pid; None when absent or not a number (the reference's ``undefined``)."""
-        text = _read_text(self._channel_path(job_id, channel, ".pid"))
-        return int(text) if text is not None and text.strip().isdigit() else None
-
-    def prompt_path(self, job_id: str, channel: str) -> Path:
-        """``<ch>.prompt.txt``, for ``prompt_delivery: prompt-file``."""
-        return self._channel_path(job_id, channel, ".prompt.txt")
 
     def write_channel_prompt(self, job_id: str, channel: str, prompt: str) -> Path:
         """Write the channel's prompt file (exact text) and return its path.
@@ -111,12 +98,6 @@ class ChannelFiles:
 
     def write_prompt(self, job_id: str, prompt: str) -> None:
         held.write_text(self.existing(job_id).prompt, prompt, durable=False)
-
-    def read_prompt(self, job_id: str) -> str | None:
-        return _read_text(self.existing(job_id).prompt)
-
-    def diff_path(self, job_id: str) -> Path:
-        return self.existing(job_id).diff
 
     def write_diff(self, job_id: str, diff: str) -> None:
         held.write_text(self.existing(job_id).diff, diff, durable=False)

@@ -92,8 +92,3 @@ def check_round_budget(
     checked = None if round is None else check_round(round)
     cap = effective_max_rounds(max_rounds_flag, max_rounds_default)
     return RoundBudget(session_id=session_id, round=checked, max_rounds=cap)
-
-
-def max_rounds_exceeded_summary(budget: RoundBudget) -> str | None:
-    """The ``max_rounds_exceeded`` summary text when the budget is exceeded, else None."""
-    return budget.summary if budget.exceeded else None

@@ -157,10 +157,6 @@ class TrustContext:
     def project_config_text(self) -> str | None:
         return None if self.project_config is None else self.project_config.text
 
-    @property
-    def load_project_acks(self) -> bool:
-        return self.project_acks_source != "none"
-
     def review_controls(self, max_rounds: int) -> dict[str, object]:
         """The job's ``review_controls`` (spec 05 §3.8), in the reference's key order."""
         controls: dict[str, object] = {
