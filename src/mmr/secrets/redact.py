@@ -18,8 +18,8 @@ from mmr.secrets.secret_names import contains_inline_secret, is_command_secret_k
 
 __all__ = [
     "REDACTED", "contains_inline_secret", "is_command_secret_key", "is_secret_key",
-    "redact_channel", "redact_channel_show", "redact_command", "redact_config_view",
-    "redact_inherited_value", "redact_list", "redact_mapping", "redact_text",
+    "redact_channel", "redact_channel_show", "redact_inherited_value", "redact_list",
+    "redact_mapping", "redact_text",
 ]
 
 REDACTED = "<redacted>"
@@ -35,11 +35,6 @@ def redact_text(text: str) -> str:
     if contains_inline_secret(text):
         return REDACTED
     return redact_credentials(text)[0]
-
-
-def redact_command(value: object) -> object:
-    """:func:`redact_text` for strings; any other value passes through unchanged."""
-    return redact_text(value) if isinstance(value, str) else value
 
 
 # --- structured redaction: machine-readable config views (ch. 05 §4.4) -----------------
@@ -137,31 +132,6 @@ def _redact_nested_pair(pair: Sequence[object]) -> list[object]:
     if isinstance(head, str) and len(pair) >= 2 and is_secret_key(head, exempt_env_name=False):
         return [head, REDACTED, *redact_list(pair[2:])]
     return redact_list(pair)
-
-
-def redact_config_view(value: object, *, no_redact: bool = False) -> object:
-    """The single redaction pass for a config document or any part of one.
-
-    Each channel under ``channels`` is redacted at its own top level, so its
-    ``api_key_env`` name survives while ``env``/``headers`` values are hidden.
-    ``no_redact`` returns the very same object (the caller prints the warning).
-    """
-    if no_redact:
-        return value
-    if _is_list(value):
-        return redact_list(value)
-    if not isinstance(value, Mapping):
-        return value
-    out: dict[str, object] = {}
-    for key, item in value.items():
-        if key == "channels" and isinstance(item, Mapping):
-            out[key] = {name: redact_channel(ch) if isinstance(ch, Mapping) else ch
-                        for name, ch in item.items()}
-        elif is_secret_key(str(key)):
-            out[key] = REDACTED
-        else:
-            out[key] = redact_config_view(item)
-    return out
 
 
 # --- `config show` / `config unset` views (ch. 01 §7.4) ---------------------------------
