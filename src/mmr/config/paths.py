@@ -1,7 +1,7 @@
 """Every directory and file mmr reads or writes state in, resolved in one place.
 
-The layout is the reference's ``~/.mmr`` (config, jobs, sessions, acks carry over).
-``MMR_HOME`` relocates all of it — the user ``config.yaml`` included (Decisions) — which
+The layout is MMR 4.0.1's ``~/.mmr`` (config, jobs, sessions, acks carry over).
+``MMR_HOME`` relocates all of it — the user ``config.yaml`` included — which
 is also the hook the tests use so that nothing reaches the real home directory.
 """
 

@@ -1,10 +1,10 @@
-"""``mmr config init``: seed a project ``.mmr.yaml`` from what is installed here (ch. 01 §8.2).
+"""``mmr config init``: seed a project ``.mmr.yaml`` from what is installed here.
 
 The config is never loaded: only the built-in presets and ``PATH`` are consulted, so
 ``init`` works while another config file is broken. A detected CLI is seeded enabled
 unless its preset ships disabled; ``minimax`` is the exception — it ships disabled so a
-reference config dispatches the same channels, and ``init`` turns it on when
-``ask-minimax-run`` is here (ch. 06 §3). Explore-role and retired presets are not seeded.
+config written for MMR 4.0.1 dispatches the same channels, and ``init`` turns it on when
+``ask-minimax-run`` is here. Explore-role and retired presets are not seeded.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The text ``mmr config init`` writes to ``.mmr.yaml`` (ch. 01 §8.2).
+"""The text ``mmr config init`` writes to ``.mmr.yaml``.
 
 The key lines and the markers tests look for are fixed (``# fix_threshold:``, one
 ``#   P0`` … ``#   P3`` line per level, ``# example: <id>`` headers); the comment wording

@@ -2,13 +2,13 @@
 
 Generated from the pydantic models in :mod:`mmr.config.schema` (only this command imports
 this module; the review path never builds a schema), then shaped into what the loader
-accepts of ONE file, which is a layer, not the whole config (ch. 01 §1.6):
+accepts of ONE file, which is a layer, not the whole config:
 
 - nothing is ``required``: any key may come from a lower layer, a built-in preset or
   ``extends`` (``channels.minimax: {timeout: 60}`` is a complete file);
 - a channel (and an object ``output_parser``) is ``anyOf`` its kinds, not ``oneOf``:
   a channel without ``kind`` takes its kind from the layer below;
-- unknown keys are allowed, as the loader warns about and drops them (§2.10), except in
+- unknown keys are allowed, as the loader warns about and drops them, except in
   ``defaults.compensator`` and a channel's ``telemetry``, where they are errors;
 - ``defaults``, ``channels``, ``templates`` and a single channel may be null ("not set").
 

@@ -1,8 +1,8 @@
-"""``mmr config test``: install and auth state of every channel (ch. 01 §8.3, ch. 02 §9.7).
+"""``mmr config test``: install and auth state of every channel.
 
 Channels are visited one at a time in registry order. Retired, abstract and disabled
 channels are reported without running anything and never count as failures; a channel
-listed in ``channels_disabled`` is ``disabled`` as well (Q14: the reference probes it and
+listed in ``channels_disabled`` is ``disabled`` as well (MMR 4.0.1 probes it and
 can fail the test on a channel review would never run). Everything else goes through the
 review gate's own check (:func:`mmr.dispatch.auth.check_channel`).
 """

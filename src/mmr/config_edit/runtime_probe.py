@@ -1,8 +1,8 @@
-"""Is a local model runtime here? Used by ``mmr config init`` (ch. 02 §9.8, ch. 01 §8.2).
+"""Is a local model runtime here? Used by ``mmr config init``.
 
 Each runtime is probed two ways at once, each within the same limit (1 s by default):
 
-- its program, as the reference does (``ollama list``, ``lms ps`` …): spawned without a
+- its program, as MMR 4.0.1 does (``ollama list``, ``lms ps`` …): spawned without a
   shell, all output discarded; detected when it exits 0 in time (a timeout sends SIGTERM,
   then SIGKILL 250 ms later);
 - its usual HTTP port on the loopback interface (a server started from a desktop app or
@@ -50,7 +50,7 @@ class LocalRuntime:
     host: str = "127.0.0.1"
 
 
-#: The runtimes of ch. 02 §9.8, in the order ``config init`` prints them.
+#: The runtimes MMR 4.0.1 looks for, in the order ``config init`` prints them.
 DEFAULT_RUNTIMES: tuple[LocalRuntime, ...] = (
     LocalRuntime("ollama", "ollama", ("list",), 11434, "/api/tags"),
     LocalRuntime("lms", "lms", ("ps",), 1234, "/v1/models"),

@@ -1,4 +1,4 @@
-"""Which file an enable/disable writes (ch. 01 §8.6 steps 2 and 7; shared with ``doctor --fix``).
+"""Which file an enable/disable writes (shared with ``doctor --fix``).
 
 ``--global`` writes the user file and ``--project`` the project file. Without a flag an
 enable always goes to the project file. A disable goes to the *user* file only when the
@@ -96,7 +96,7 @@ def toggle_target(
     merged: LoadedConfig,
     load_without_project: Callable[[], LoadedConfig],
 ) -> WriteTarget:
-    """Where ``config enable|disable <name>`` (canonical name) writes (§8.6 step 7).
+    """Where ``config enable|disable <name>`` (canonical name) writes.
 
     ``load_without_project`` loads built-in + user only; it is called only when the
     routing rule needs it.

@@ -2,7 +2,7 @@
 
 PyYAML (``yaml_io``) stays the reader that decides what a file *means*; this module only
 edits text the user owns, so an edit changes the lines it must and nothing else:
-comments, key order, quoting and indentation survive (ch. 01 §9). ruamel reads YAML 1.2,
+comments, key order, quoting and indentation survive. ruamel reads YAML 1.2,
 like the reader, so ``yes`` stays a string here too.
 """
 
@@ -36,7 +36,7 @@ from mmr.config_edit.yaml_comments import (
 from mmr.config_edit.yaml_style import first_error, round_trip_yaml, split_preamble
 from mmr.errors import ConfigError
 
-#: Text of a file mmr creates before the first edit (ch. 01 §9 "New file").
+#: Text of a file mmr creates before the first edit.
 NEW_FILE_TEXT = "version: 1\n"
 _EMPTY_OR_COMMENT = re.compile(r"^\s*(#.*)?$")
 
@@ -117,7 +117,7 @@ class EditableConfig:
             _add(node, key, typed(value))
 
     def delete(self, segments: Sequence[str]) -> bool:
-        """Remove the key at ``segments``; parent mappings left empty go too (Q12).
+        """Remove the key at ``segments``; parent mappings left empty go too.
 
         Comment lines that followed the removed entry stay where they were. Returns
         False (and changes nothing) when the key is not in the file.

@@ -1,4 +1,4 @@
-"""The part of ``mmr critique`` that has a job (spec ch. 05 §5.2 steps 11-15).
+"""The part of ``mmr critique`` that has a job (steps 11-15 of :mod:`mmr.critique.pipeline`).
 
 Create the job (``kind: critique``, so ``mmr results`` refuses it), record the channels
 that failed the pre-flight, dispatch the rest, read each reply, reconcile, run the

@@ -1,4 +1,4 @@
-"""``mmr critique`` as one readable function, in the order of spec ch. 05 §5.2.
+"""``mmr critique`` as one readable function; the numbered comments are its steps.
 
 Only a bad command line, an input that cannot be read, a bad config or an explicitly
 named channel that cannot run end the run with exit 1; from the pre-flight on, the

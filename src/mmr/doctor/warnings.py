@@ -1,4 +1,4 @@
-"""Warn before ``mmr doctor`` runs ``auth.check`` commands nobody has committed (ch. 02 §9.5).
+"""Warn before ``mmr doctor`` runs ``auth.check`` commands nobody has committed.
 
 Doctor reads the working-tree ``.mmr.yaml`` without trust gating and runs its
 ``auth.check`` strings through ``sh`` — in an untrusted checkout, commands a pull request

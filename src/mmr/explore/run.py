@@ -1,4 +1,4 @@
-"""``mmr explore``: ask explore-role channels a question about the code (ch. 06 §4).
+"""``mmr explore``: ask explore-role channels a question about the code.
 
 One readable function, :func:`run_explore`, in the order that decides which error wins:
 flags, roots, question, config and channel selection, prompt and plans, then either the
@@ -43,7 +43,8 @@ from mmr.prompt.assemble import apply_wrapper
 
 Notice = Callable[[str], None]
 
-#: The model ``--m3`` selects for exploration (the explore spec's id; RM-6 pins ``[1m]``).
+#: The model ``--m3`` selects for exploration (the ``minimax-m3`` review channel pins
+#: ``MiniMax-M3[1m]``, the 1M-token window, in its preset instead).
 M3_EXPLORE_MODEL = "MiniMax-M3"
 FORMATS = ("text", "json")
 

@@ -2,7 +2,7 @@
 
 These commands reuse the review dispatcher (timeouts, the retry policy, parse at settle,
 the clean-tree assertion, telemetry) but keep nothing in ``~/.mmr/jobs``: the job lives in
-a directory inside the command's own temporary directory (same layout, ch. 04 §7.3), which
+a directory inside the command's own temporary directory (same layout), which
 the caller removes on exit. Also here: the per-run ``vars`` overrides (``--m3``,
 ``--effort``, ``--max-turns``), the exact argv a channel would get (for dry runs), the
 reply text behind a parser's envelope, and the one-line telemetry summary.
@@ -31,7 +31,7 @@ from mmr.parsers.unwrap import unwrap_payload
 from mmr.store.jobs import JobStore
 from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
 
-#: Context windows below this mean the 1M pin did not take (RM-6, RM-10).
+#: Context windows below this mean the 1M pin (the ``[1m]`` model suffix) did not take.
 ONE_MILLION = 1_000_000
 
 
@@ -91,7 +91,7 @@ def reply_text(raw: str | None, spec: ParserSpec) -> str | None:
     """The reply behind the parser's envelopes (``$.result``), gates ignored; None if absent.
 
     Used for what a gate rejected: an explore answer without a citation is still written
-    to ``--out`` (explore spec 6), and the review wrapper tells an ``is_error`` envelope
+    to ``--out``, and the review wrapper tells an ``is_error`` envelope
     (MiniMax failed, exit 2) from a reply whose findings failed the gate (exit 3).
     """
     if raw is None:
@@ -115,7 +115,7 @@ def telemetry_line(prefix: str, channel: str, telemetry: Telemetry | None,
 
 
 def context_window_warning(prefix: str, channel: str, telemetry: Telemetry | None) -> str | None:
-    """A warning when the reported context window is below 1M (an unknown model id, RM-6)."""
+    """A warning when the reported context window is below 1M (an unknown model id)."""
     window = None if telemetry is None else telemetry.context_window
     if window is None or window >= ONE_MILLION:
         return None

@@ -43,7 +43,8 @@ class CredentialHit:
 
 
 def refusable(diff_text: str, hits: list[CredentialHit] | tuple[CredentialHit, ...]) -> bool:
-    """What ``on_credentials: refuse`` checks: an RM-3 pattern, or any high-confidence hit."""
+    """What ``on_credentials: refuse`` checks: a :func:`refusal_pattern` match, or any
+    high-confidence hit."""
     return refusal_pattern().search(diff_text) is not None or any(
         hit.high_confidence for hit in hits)
 

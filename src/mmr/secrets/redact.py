@@ -1,4 +1,4 @@
-"""Key-name based redaction for config views and recovery text (spec ch. 05 §4, ch. 01 §7).
+"""Key-name based redaction for config views, recovery text and the review cache's key.
 
 A value is hidden because the *name* attached to it looks secret (``OPENAI_API_KEY=…``,
 ``--token …``, ``Authorization: …``); a bare value with no telling name is not recognised
@@ -37,7 +37,7 @@ def redact_text(text: str) -> str:
     return redact_credentials(text)[0]
 
 
-# --- structured redaction: machine-readable config views (ch. 05 §4.4) -----------------
+# --- structured redaction: a channel's config as the review cache keys it ----------------
 
 _ASSIGNMENT = re.compile(r"(\s*)([^:=\s]+)(\s*[:=]\s*)(.*)")
 _NESTED_SECRET_ASSIGNMENT = re.compile(r"""(?:^|[=:])"?([A-Za-z0-9_.-]+)"?\s*[:=]""")
@@ -134,11 +134,11 @@ def _redact_nested_pair(pair: Sequence[object]) -> list[object]:
     return redact_list(pair)
 
 
-# --- `config show` / `config unset` views (ch. 01 §7.4) ---------------------------------
+# --- `config show` / `config unset` views ----------------------------------------------
 
 _COMMAND_FIELDS = frozenset({"command", "check", "recovery"})
 #: A channel's own fields that name a variable or a header, never hold a secret. The
-#: reference redacts ``api_key_header``/``api_key_prefix`` too (``api`` + ``key``); we don't.
+#: MMR 4.0.1 redacts ``api_key_header``/``api_key_prefix`` too (``api`` + ``key``); we don't.
 _CHANNEL_NAME_FIELDS = frozenset({"api_key_env", "api_key_header", "api_key_prefix"})
 
 
@@ -197,7 +197,7 @@ def redact_inherited_value(path: Sequence[str], value: object) -> object:
     """The value ``config unset <path>`` reports as now inherited, redacted for display.
 
     A whole channel (``channels.<name>``) is shown as ``config show`` would; a mapping is
-    walked rather than collapsed (the reference collapses ``auth`` to ``<redacted>``).
+    walked rather than collapsed (MMR 4.0.1 collapses ``auth`` to ``<redacted>``).
     """
     leaf = path[-1] if path else ""
     if len(path) == 2 and path[0] == "channels" and isinstance(value, Mapping):

@@ -1,6 +1,6 @@
-"""The plain files of a job: outputs, logs, pids, prompts, the diff, results (spec ch. 04 §7.3).
+"""The plain files of a job: outputs, logs, pids, prompts, the diff, results.
 
-Formats are the reference's: ``<ch>.json`` holds the raw reply encoded as one JSON
+Formats are MMR 4.0.1's: ``<ch>.json`` holds the raw reply encoded as one JSON
 *string* (``mmr reconcile`` stores a normalised *object* instead), ``<ch>.pid`` the
 decimal pid without a newline, everything else plain text. Every write is atomic; only
 ``results.json`` is also fsynced (with ``job.json``, what a crashed job is recovered from:
@@ -106,7 +106,7 @@ class ChannelFiles:
         return _read_text(self.existing(job_id).diff)
 
     def write_results(self, job_id: str, document: Mapping[str, Any]) -> None:
-        """Overwrite ``results.json`` with the JSON form of the last results (§7.3)."""
+        """Overwrite ``results.json`` with the JSON form of the last results."""
         held.write_json(self.existing(job_id).results, dict(document))
 
     def write_results_text(self, job_id: str, text: str) -> None:

@@ -1,7 +1,7 @@
 """What both wrapper commands share: an argparse parser that exits 1, the sub-session
-flags both specs define alike, and the entry point's parse-then-guard sequence.
+flags both original scripts define alike, and the entry point's parse-then-guard sequence.
 
-The wrappers' specs reserve exit 2 and 3 for "MiniMax failed" and "failed the gate", so a
+The original scripts reserve exit 2 and 3 for "MiniMax failed" and "failed the gate", so a
 usage error must not exit 2 as argparse's does by default.
 """
 
@@ -33,7 +33,7 @@ class WrapperArgumentParser(argparse.ArgumentParser):
 
 
 def add_budget_flags(parser: argparse.ArgumentParser) -> None:
-    """``--max-turns`` and ``--timeout``, with the defaults both specs give them."""
+    """``--max-turns`` and ``--timeout``, with the defaults both original scripts give them."""
     parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, metavar="N",
                         help=f"sub-session turn cap (default {DEFAULT_MAX_TURNS})")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECS",

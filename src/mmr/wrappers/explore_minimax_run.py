@@ -1,4 +1,4 @@
-"""``explore-minimax-run``: ``mmr explore`` on the ``minimax-explore`` channel (explore spec).
+"""``explore-minimax-run``: ``mmr explore`` on the ``minimax-explore`` channel.
 
 Same flags, defaults and exit codes as the original script: 0 answer written to ``--out``;
 1 usage/config error (bad flag, missing root, secrets root, ``ask-minimax-run`` missing);
@@ -26,7 +26,7 @@ CHANNEL = "minimax-explore"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of the explore spec, flag for flag."""
+    """The original script's command line, flag for flag."""
     parser = WrapperArgumentParser(
         PROG, "Read-only codebase exploration in a MiniMax sub-session; only a cited "
               "answer comes back.")

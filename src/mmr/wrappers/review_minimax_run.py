@@ -1,4 +1,4 @@
-"""``review-minimax-run``: a first-pass MiniMax review of a worktree's branch (RM spec).
+"""``review-minimax-run``: a first-pass MiniMax review of a worktree's branch.
 
 Same flags, defaults, exit codes and dry run as the original script, on mmr's engine:
 
@@ -33,7 +33,7 @@ PROG = "review-minimax-run"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of the RM spec, flag for flag."""
+    """The original script's command line, flag for flag."""
     parser = WrapperArgumentParser(
         PROG, "First-pass code review of a git branch in a MiniMax sub-session; writes a "
               "findings file for the operator to adjudicate.")
