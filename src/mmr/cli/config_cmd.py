@@ -73,18 +73,16 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
     """Check that every enabled channel is installed and logged in (JSON; exit 1 if not)."""
 
     def run() -> int:
-        from mmr import git
         from mmr.config_edit.probe_report import config_test_report
         from mmr.config_edit.scope import load_for_probes
 
         positionals("test", args, 0)
         root = project_root()
-        with git.probe_memo():  # loading and the unseen check ask git the same questions
-            loaded, _ = load_for_probes(root, trust_project_config=trust_project_config,
-                                        on_warning=stderr_line)
-            report, ok = config_test_report(loaded)
-            if not trust_project_config:
-                _mark_unseen(report, root, loaded)
+        loaded, _ = load_for_probes(root, trust_project_config=trust_project_config,
+                                    on_warning=stderr_line)
+        report, ok = config_test_report(loaded)
+        if not trust_project_config:
+            _mark_unseen(report, root, loaded)
         say(as_json(report))
         return 0 if ok else 1
 

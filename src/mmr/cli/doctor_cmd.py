@@ -33,7 +33,6 @@ def doctor(
     One row per channel with at most one remediation line; exit 1 while any channel
     needs attention that --fix did not settle.
     """
-    from mmr import git
     from mmr.cli.output import write_report
     from mmr.config.paths import find_project_root
     from mmr.config_edit.scope import load_for_probes
@@ -42,11 +41,10 @@ def doctor(
     from mmr.doctor.warnings import uncommitted_auth_warning
 
     root = find_project_root()
-    with git.probe_memo():  # loading and the warning ask git the same questions
-        loaded, from_work_tree = load_for_probes(
-            root, trust_project_config=trust_project_config, on_warning=stderr_line)
-        warning = (uncommitted_auth_warning(root, set(probed_channels(loaded)))
-                   if from_work_tree else None)
+    loaded, from_work_tree = load_for_probes(
+        root, trust_project_config=trust_project_config, on_warning=stderr_line)
+    warning = (uncommitted_auth_warning(root, set(probed_channels(loaded)))
+               if from_work_tree else None)
     if warning is not None:
         stderr_line(warning)
     rows = probe_health(loaded)

@@ -57,24 +57,6 @@ def fast_command(args: Sequence[str]) -> Callable[[], Any] | None:
     return partial(getattr(bodies, command.body), **kwargs)
 
 
-def early_start(args: Sequence[str], call: Callable[[], Any]) -> None:
-    """For ``review``, start the channels of a recipe before the pipeline's imports
-    (:mod:`mmr.review.early`); the review itself then runs as it always does."""
-    if not args or args[0] != "review" or not isinstance(call, partial) \
-            or call.func is _refuse or not call.keywords.get("sync"):
-        return  # only a well-formed `review --sync` can start early
-    from pathlib import Path
-
-    from mmr.review.early import speculate
-
-    try:
-        argv = normalise(list(args[1:]), COMMANDS["review"].spec)
-        cwd = Path.cwd()
-    except (ArgvError, OSError):
-        return
-    speculate(argv, call.keywords, cwd)
-
-
 def _refuse(message: str) -> int:
     raise UsageError(message)
 

@@ -19,20 +19,9 @@ def main(argv: list[str] | None = None) -> int:
         code = _main(list(sys.argv[1:] if argv is None else argv))
     finally:
         gc.enable()
-        _stop_early_children()
     if argv is None:
         _exit_now(code)
     return code
-
-
-def _stop_early_children() -> None:
-    """Kill the early start's children the review did not adopt (it stopped early)."""
-    speculative = sys.modules.get("mmr.process.speculative")
-    if speculative is not None:
-        speculative.release()
-    early = sys.modules.get("mmr.review.early")
-    if early is not None:
-        early.forget()
 
 
 def _main(args: list[str]) -> int:
@@ -64,11 +53,10 @@ def _run(args: list[str]) -> int:
         sys.stdout.write(text)
         return 0
     # The hot commands skip typer when their command line is plain (mmr.cli.fast_path).
-    from mmr.cli.fast_path import early_start, fast_command, run_fast
+    from mmr.cli.fast_path import fast_command, run_fast
 
     call = fast_command(args)
     if call is not None:
-        early_start(args, call)
         gc.enable()
         return run_fast(call, args)
     gc.enable()

@@ -132,8 +132,6 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
             label=plan.name, stdout_path=spool, max_capture_bytes=MAX_REPLY_BYTES,
             give_up=StuckWatch() if channel.stderr == "capture" else None,
         )
-        if attempt == 1 and posture.directory is None and ctx.on_first_request is not None:
-            ctx.on_first_request(plan, request)
         outcome = await _spawn_then_mark(request, plan, ctx, attempt, started_at)
     finally:
         posture.cleanup()

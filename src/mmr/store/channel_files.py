@@ -15,14 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mmr.fs import (
-    atomic_write_bytes,
-    atomic_write_text,
-    dumps_json,
-    encode_text,
-    ensure_private_dir,
-    read_regular_file,
-)
+from mmr.fs import atomic_write_text, dumps_json, encode_text, ensure_private_dir
 from mmr.secrets.credentials import redact_credentials
 from mmr.store import held
 from mmr.store.layout import JobPaths
@@ -110,27 +103,8 @@ class ChannelFiles:
         held.write_json(self.existing(job_id).results, dict(document))
 
     def write_results_text(self, job_id: str, text: str) -> None:
-        """Overwrite ``results.json`` with ``text`` (already the JSON document).
-
-        The same bytes already there, in a private regular file, are left alone: a repeated
-        ``mmr results`` of an unchanged job then costs a read, not a rewrite and two fsyncs
-        (~10 ms at 2,000 findings)."""
-        path = self.existing(job_id).results
-        data = encode_text(text)
-        if not held.same_bytes(path, data):
-            held.write_bytes(path, data)
-
-    def read_results_memo(self, job_id: str, limit: int) -> bytes | None:
-        """``results-memo.json`` when it is this user's private regular file (not a symlink)
-        of at most ``limit`` bytes, else None: the memo is a cache, anything odd means
-        "recompute"."""
-        return read_regular_file(self.existing(job_id).results_memo, limit, private=True)
-
-    def write_results_memo(self, job_id: str, data: bytes) -> None:
-        """Replace ``results-memo.json`` atomically, or skip silently when the store cannot
-        take it (read-only, full): never held, never a warning; a lost memo is recomputed."""
-        with contextlib.suppress(OSError):
-            atomic_write_bytes(self.existing(job_id).results_memo, data, durable=False)
+        """Overwrite ``results.json`` with ``text`` (already the JSON document)."""
+        held.write_bytes(self.existing(job_id).results, encode_text(text))
 
     def worker_log_path(self, job_id: str) -> Path:
         return self.existing(job_id).worker_log

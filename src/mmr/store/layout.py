@@ -94,12 +94,6 @@ class JobPaths:
         return self.root / "results.json"
 
     @property
-    def results_memo(self) -> Path:
-        """The results pipeline's pre-acks stage, kept to skip recomputing it
-        (:mod:`mmr.review.stage_memo`); always safe to delete."""
-        return self.root / "results-memo.json"
-
-    @property
     def worker_lock(self) -> Path:
         return self.root / "worker.lock"
 

@@ -43,24 +43,6 @@ def test_only_job_json_and_results_json_are_fsynced(tmp_path: Path, fsynced: lis
     assert store.load(job_id).channels["a"].status == "completed"
 
 
-def test_results_json_with_the_same_bytes_is_not_rewritten(tmp_path: Path,
-                                                           fsynced: list[str]) -> None:
-    store = JobStore(tmp_path / "jobs")
-    job_id = store.create_job(["a"], fix_threshold="P2", format="json",
-                              min_completed_channels=1).job_id
-    results = store.existing(job_id).results
-    store.write_results_text(job_id, '{"verdict": "pass"}\n')
-    first = results.stat().st_ino
-    fsynced.clear()
-
-    store.write_results_text(job_id, '{"verdict": "pass"}\n')  # a repeated `mmr results`
-    assert fsynced == [] and results.stat().st_ino == first
-
-    store.write_results_text(job_id, '{"verdict": "blocked"}\n')
-    assert results.read_text() == '{"verdict": "blocked"}\n'
-    assert results.stat().st_ino != first and fsynced
-
-
 def test_results_json_behind_a_symlink_is_replaced_not_followed(tmp_path: Path) -> None:
     store = JobStore(tmp_path / "jobs")
     job_id = store.create_job(["a"], fix_threshold="P2", format="json",
