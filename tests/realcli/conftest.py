@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.integration.git_repo_builder import GitRepo
 from tests.realcli.mockapi import MockApi, MockServer
 
@@ -33,7 +34,6 @@ PINS = {
     "@openai/codex": "0.171.0",
     "opencode-ai": "1.18.33",
 }
-BUILTINS = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
 _INSTALL_TIMEOUT_S = 600
 
 
@@ -143,7 +143,7 @@ class RealEnv:
         doc: dict[str, Any] = {
             "version": 1,
             "channels": {channel: {"enabled": True, **channel_config}},
-            "channels_disabled": [c for c in BUILTINS if c != channel],
+            "channels_disabled": [c for c in ENABLED_BUILTINS if c != channel],
             "defaults": {"min_completed_channels": 1},
         }
         path = Path(self.env["MMR_HOME"]) / "config.yaml"

@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+from tests.builtin_channels import BUILTIN_CHANNELS
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.doctor.conftest import BUILTINS_OFF, MmrRunner, write
 
@@ -80,8 +81,7 @@ def test_json_rows_in_config_order(mmr: MmrRunner, project_file: Path,
     assert run.rc == 1, run.err
     assert run.out.startswith('[\n  {\n    "name": "claude",\n    "status": "auth_failed",')
     rows = run.rows()
-    assert list(rows) == ["claude", "gemini", "codex", "grok", "antigravity", "opencode",
-                          "doc-conformance", "minimax", "minimax-m3", "minimax-explore", "leaky"]
+    assert list(rows) == [*BUILTIN_CHANNELS, "leaky"]
     assert rows["claude"] == {"name": "claude", "status": "auth_failed", "installed": True,
                               "recovery": "claude login — the check said: 2.0.1 (Claude Code)",
                               "version": "2.0.1 (Claude Code)"}

@@ -18,6 +18,7 @@ import yaml
 from mmr.config.paths import jobs_dir, user_config_path
 from mmr.review import stage_memo
 from mmr.review.stage import Stage, StageInputs
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.cli_runner import CliResult as Result
 from tests.cli_runner import RunMmr
 from tests.integration.git_repo_builder import GitRepo
@@ -26,7 +27,7 @@ __all__ = ["BUILTIN_ENABLED", "CLEAN", "Result", "RunMmr", "computes", "finding"
            "reply", "repo", "write_user_config"]
 
 #: Built-in presets that are enabled by default; the tests dispatch only their fakes.
-BUILTIN_ENABLED = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
+BUILTIN_ENABLED = ENABLED_BUILTINS
 CLEAN = {"approved": True, "findings": [], "summary": "no issues"}
 
 
