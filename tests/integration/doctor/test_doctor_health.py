@@ -36,7 +36,9 @@ channels:
 def mixed_fakes(fake_cli: FakeCliFactory) -> None:
     fake_cli("fake-codex", stdout="codex-cli 0.50.0\nsecond line\n")
     fake_cli("fake-claude", stdout="2.0.1 (Claude Code)")
-    fake_cli("fake-grok", stdout="grok 1.0", sleep=5)
+    # Slower than grok's 0.5 s auth check (which times out), well within the version probe's
+    # time: a CLI slow to answer still reports its version.
+    fake_cli("fake-grok", stdout="grok 1.0", sleep=1.5)
 
 
 def test_text_report_of_a_mixed_machine(mmr: MmrRunner, project_file: Path,
