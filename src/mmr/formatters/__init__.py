@@ -2,7 +2,7 @@
 
 Renderers return the text without a trailing newline; the caller writes it with
 :func:`mmr.cli.output.write_report`, which adds one. Rendering ``github`` also appends the
-markdown report to ``$GITHUB_STEP_SUMMARY`` when that names a file (spec ch. 04 §6.6).
+markdown report to ``$GITHUB_STEP_SUMMARY`` when that names a file.
 An ``rdjsonl`` document with no findings is empty: print nothing for it, not a blank line
 (reviewdog cannot parse an empty line).
 

@@ -1,4 +1,4 @@
-"""The table of named parsers: ``output_parser: <name>`` in config (ch. 03 §2.2-§2.3).
+"""The table of named parsers: ``output_parser: <name>`` in config.
 
 A named parser is a function from the raw reply to a ParsedOutput that raises on
 failure. The built-ins register themselves when :mod:`mmr.parsers` is imported, in the
@@ -36,7 +36,7 @@ def register_parser(name: str) -> Callable[[ParserT], ParserT]:
 
 
 def is_registered(name: str) -> bool:
-    """Whether ``name`` is a known parser (config load warns about the others, Q6)."""
+    """Whether ``name`` is a known parser (config load warns about the others)."""
     return name in _REGISTRY
 
 
@@ -46,7 +46,8 @@ def registered_names() -> tuple[str, ...]:
 
 
 def get_parser(name: str) -> NamedParser:
-    """The parser registered as ``name``; an unknown name falls back to ``default`` (Q6)."""
+    """The parser registered as ``name``; an unknown name falls back to ``default``
+    (warned once per name)."""
     parser = _REGISTRY.get(name)
     if parser is not None:
         return parser
