@@ -7,12 +7,15 @@ Nothing here imports anything of mmr's.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
-Format = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
 #: Every ``--format`` a verdict document can be rendered in (``review``, ``results``,
-#: ``reconcile``); the first three are the reference's, the rest mmr's CI formats.
-FORMATS: tuple[Format, ...] = ("json", "text", "markdown", "sarif", "github", "rdjsonl")
+#: ``reconcile``), in the order ``--help`` and the config schema list them: the first three
+#: are MMR 4.0.1's, the rest mmr's CI formats. Declared here once; ``FORMATS``, the CLI
+#: choices and the config schema derive from it, and :data:`mmr.formatters.RENDERERS` must
+#: give each a renderer (a test holds them equal).
+Format = Literal["json", "text", "markdown", "sarif", "github", "rdjsonl"]
+FORMATS: tuple[Format, ...] = get_args(Format)
 
 Severity = Literal["P0", "P1", "P2", "P3"]
 #: Most severe first.

@@ -6,14 +6,10 @@ import re
 from collections.abc import Callable
 
 from mmr.config.aliases import RETIRED_REPLACEMENT
-from mmr.config.schema import (
-    REGISTERED_PARSER_NAMES,
-    HttpChannel,
-    MmrConfig,
-    SubprocessChannel,
-)
+from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel
 from mmr.config.wrapper import PROMPT_TOKEN, wrapper_template
 from mmr.errors import ConfigError
+from mmr.parsers.registry import registered_names
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec
 
 #: ``fail(path, message)`` builds the error, naming the file that supplied ``path``.
@@ -78,6 +74,7 @@ def load_warnings(config: MmrConfig) -> list[str]:
     """Suspicious but legal settings: secret-looking headers, wrappers, parser names, names."""
     from mmr.config.suggest import did_you_mean
 
+    known_parsers = registered_names()
     messages: list[str] = []
     for name, channel in config.channels.items():
         messages.extend(_secret_header_warnings(name, channel))
@@ -91,8 +88,8 @@ def load_warnings(config: MmrConfig) -> list[str]:
             messages.append(f"mmr: config channels.{name}.prompt_wrapper has no {PROMPT_TOKEN}; "
                             "the review content will not be sent")
         for parser in _parser_names(channel.output_parser):
-            if parser not in REGISTERED_PARSER_NAMES:
-                hint = did_you_mean(parser, REGISTERED_PARSER_NAMES)
+            if parser not in known_parsers:
+                hint = did_you_mean(parser, known_parsers)
                 messages.append(f"mmr: config channels.{name}.output_parser: unknown "
                                 f"output_parser '{parser}'; using default{hint}")
     return messages

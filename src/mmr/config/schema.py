@@ -32,7 +32,7 @@ from mmr.types import NumberValue, PositiveInt, StrictBool, StrictStr
 from mmr.vocabulary import DEFAULT_FIX_THRESHOLD, Format, Severity
 
 __all__ = [
-    "COMPENSATOR_EMPTY", "REGISTERED_PARSER_NAMES", "RETRY_TRIGGERS", "ChannelConfig",
+    "COMPENSATOR_EMPTY", "RETRY_TRIGGERS", "ChannelConfig",
     "ChannelRole", "CompensatorConfig", "ConfigModel", "Defaults", "HttpAuth", "HttpChannel",
     "LoopControl", "MmrConfig", "OutputFormat", "RetryPolicy", "SubprocessAuth",
     "SubprocessChannel", "Telemetry", "TemplateConfig",
@@ -190,7 +190,3 @@ class MmrConfig(ConfigModel):
         None, description="Extra review criteria added to every prompt.")
     templates: dict[StrictStr, TemplateConfig] | None = Field(
         None, description="Named criteria sets selected with `--template <name>`.")
-
-
-#: Names the string form of ``output_parser`` understands (ch. 03); others fall back to default.
-REGISTERED_PARSER_NAMES: tuple[str, ...] = ("default", "default-last", "gemini", "doc-conformance")

@@ -23,6 +23,7 @@ from pydantic_core import PydanticUndefined
 
 from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel, TemplateConfig
 from mmr.parsers import specs
+from mmr.parsers.registry import registered_names
 
 INTRO = """\
 # Configuration reference
@@ -50,7 +51,7 @@ channel's `telemetry`, as in the loader.
 PARSER_INTRO = """\
 ## `output_parser` objects
 
-`output_parser` is a parser name (`default`, `default-last`, `gemini`, `doc-conformance`) or
+`output_parser` is a parser name ({names}) or
 one of these mappings, chosen by `kind`. `then` takes the same forms, recursively."""
 
 
@@ -192,8 +193,9 @@ def render() -> str:
                          f"| {cell} |")
         return lines
 
-    out = [INTRO, "", *table(schema_rows(), "channel kind"), "", PARSER_INTRO, "",
-           *table(parser_rows(), "parser kind"), ""]
+    names = ", ".join(f"`{name}`" for name in registered_names())
+    out = [INTRO, "", *table(schema_rows(), "channel kind"), "",
+           PARSER_INTRO.format(names=names), "", *table(parser_rows(), "parser kind"), ""]
     return "\n".join(out)
 
 

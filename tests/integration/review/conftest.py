@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from mmr.config.paths import jobs_dir, user_config_path
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.cli_runner import CliResult as Result
 from tests.cli_runner import RunMmr
 from tests.integration.git_repo_builder import GitRepo
@@ -24,7 +25,7 @@ __all__ = ["BUILTIN_ENABLED", "CLEAN", "Result", "RunMmr", "finding", "job_ids",
            "reply", "repo", "write_user_config"]
 
 #: Built-in presets that are enabled by default; the tests dispatch only their fakes.
-BUILTIN_ENABLED = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
+BUILTIN_ENABLED = ENABLED_BUILTINS
 CLEAN = {"approved": True, "findings": [], "summary": "no issues"}
 
 

@@ -39,12 +39,13 @@ def test_project_root_is_the_git_top_level_from_a_subdirectory(tmp_path: Path) -
     assert paths.project_config_path(paths.find_project_root(sub)).name == ".mmr.yaml"
 
 
-def test_project_root_outside_git_is_the_directory_itself(tmp_path: Path) -> None:
+def test_project_root_outside_git_is_the_directory_itself(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = tmp_path / "plain" / "deeper"
     plain.mkdir(parents=True)
-    # Guard: tmp dirs must not live inside a repository for this test to mean anything.
+    # git looks no higher than tmp_path, wherever the temporary directory lives.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     probe = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=plain,
                            capture_output=True, check=False)
-    if probe.returncode == 0:
-        pytest.skip("the temporary directory is inside a git work tree")
+    assert probe.returncode != 0, probe.stdout
     assert paths.find_project_root(plain) == plain.absolute()
