@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import typer
 
+from mmr import __version__
+from mmr.cli.app import app as mmr_app
 from mmr.cli.argv import ArgvError, looks_like_flag, normalise, unknown
 from mmr.cli.errors import usage_error
 from mmr.cli.introspect import (
@@ -33,15 +35,11 @@ from mmr.log import stderr_line
 NO_COMMAND_HINT = "mmr: error: missing command; run 'mmr --help' for usage"
 
 
-def run(args: Sequence[str], app: typer.Typer | None = None) -> int:
+def run(args: Sequence[str], app: typer.Typer = mmr_app) -> int:
     """Parse ``args`` (without the program name), run the command, return its exit code.
 
     Errors other than usage errors propagate to the boundary in :mod:`mmr.cli.errors`.
     """
-    if app is None:
-        from mmr.cli.app import app as default_app
-
-        app = default_app
     root = typer.main.get_command(app)
     tokens = list(args)
     if not tokens:
@@ -49,8 +47,6 @@ def run(args: Sequence[str], app: typer.Typer | None = None) -> int:
         return 1
     options_part = tokens[: tokens.index("--")] if "--" in tokens else tokens
     if "--version" in options_part:
-        from mmr import __version__
-
         sys.stdout.write(__version__ + "\n")
         return 0
     resolved = resolve_command(root, tokens)

@@ -148,6 +148,14 @@ def test_command_return_value_is_the_exit_code(capsys):
     assert cli(capsys, "boom", "--kind", "exit")[0] == 4
 
 
+@pytest.mark.parametrize(("kind", "expected"), [
+    ("interrupt", (130, "", "")),
+    ("eof", (1, "", "\nmmr: error: aborted\n")),  # Click ends the prompt's line first
+])
+def test_ctrl_c_and_end_of_input_in_a_command(capsys, kind, expected):
+    assert cli(capsys, "boom", "--kind", kind) == expected
+
+
 def test_errors_that_are_not_usage_errors_reach_the_boundary(capsys):
     from mmr.errors import JobNotFoundError
 

@@ -67,10 +67,42 @@ def test_importing_the_cli_loads_no_heavy_module():
     assert _loaded_heavy_modules("import mmr.cli.app, mmr.cli.output, mmr.cli.errors") == []
 
 
-def test_root_help_loads_no_heavy_module():
-    code = ("import io, contextlib\nfrom mmr.cli.main import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()): main(['--help'])")
-    assert _loaded_heavy_modules(code) == []
+def _mmr_models(code: str) -> list[str]:
+    """The pydantic models of mmr that exist once ``code`` has run in a fresh interpreter."""
+    probe = (f"{code}\nimport sys\n"
+             "pydantic = sys.modules.get('pydantic')\n"
+             "models, seen = [], [pydantic.BaseModel] if pydantic else []\n"
+             "while seen:\n"
+             "    cls = seen.pop()\n"
+             "    seen += cls.__subclasses__()\n"
+             "    models += [cls.__qualname__] if cls.__module__.startswith('mmr.') else []\n"
+             "print(sorted(models))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)
+    return eval(done.stdout)  # noqa: S307 - our own probe prints a list literal
+
+
+def _run_main(args: list[str]) -> str:
+    return ("import io, contextlib\nfrom mmr.cli.main import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()): assert main({args!r}) == 0")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"]])
+def test_root_help_and_version_load_no_heavy_module(args):
+    assert _loaded_heavy_modules(_run_main(args)) == []
+
+
+@pytest.mark.parametrize("args", [["review", "--help"], ["config", "set", "--help"],
+                                  ["help", "results"], ["ack", "prune", "--help"]])
+def test_a_command_help_builds_no_model_of_mmr(args):
+    # The commands import the core they run inside their functions (mmr.cli.app, "Imports");
+    # typer itself imports pydantic to read a command's line.
+    assert _mmr_models(_run_main(args)) == []
+    assert _loaded_heavy_modules(_run_main(args)) == ["pydantic"]
+
+
+def test_the_model_probe_sees_the_models_of_the_core():
+    assert "Finding" in _mmr_models("import mmr.models")
 
 
 def test_root_lists_commands_in_the_reference_order_whatever_their_kind():

@@ -96,6 +96,8 @@ def boom(kind: Annotated[str, typer.Option("--kind")] = "value") -> int:
     """Fail in an unexpected way (toy)."""
     if kind == "interrupt":
         raise KeyboardInterrupt
+    if kind == "eof":
+        raise EOFError
     if kind == "exit":
         raise typer.Exit(4)
     raise ValueError("something internal broke")
