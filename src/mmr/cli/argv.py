@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 
 from mmr.errors import UsageError
 
@@ -33,8 +34,6 @@ def did_you_mean(word: str, candidates: Sequence[str]) -> str:
     Names are compared without their dashes (``--bogus`` is not close to ``--focus``);
     a short ``-h`` suggests the first long option starting with its letter.
     """
-    from difflib import get_close_matches
-
     bare = word.lstrip("-").lower()
     if len(word) == 2 and word[0] == "-" and word[1].isalpha():
         close = [c for c in candidates if c.startswith("--" + bare)][:1]
