@@ -50,6 +50,9 @@ def run(args: Sequence[str], app: typer.Typer = mmr_app) -> int:
         sys.stdout.write(__version__ + "\n")
         return 0
     resolved = resolve_command(root, tokens)
+    if "--help" in options_part:  # the help of the command named before it, as `mmr help` prints
+        sys.stdout.write(help_text(root, Resolved(resolved.path, ())) + "\n")
+        return 0
     try:
         argv = _checked_argv(root, resolved)
     except ArgvError as exc:
@@ -60,9 +63,6 @@ def run(args: Sequence[str], app: typer.Typer = mmr_app) -> int:
 def _checked_argv(root: ClickCommand, resolved: Resolved) -> list[str]:
     """The argv to hand Click; raises :class:`ArgvError` for anything the reference rejects."""
     rest = list(resolved.rest)
-    options_part = rest[: rest.index("--")] if "--" in rest else rest
-    if "--help" in options_part:
-        return [*resolved.names, "--help"]
     command = leaf(root, resolved)
     if is_group(command):
         if not rest:

@@ -14,7 +14,6 @@ import typer
 
 from mmr.cli.output import write_report
 from mmr.config.paths import find_project_root
-from mmr.doctor.warnings import uncommitted_auth_warning
 from mmr.log import stderr_line
 
 DoctorFormat = Literal["text", "json"]
@@ -41,6 +40,7 @@ def doctor(
     from mmr.doctor.checks import doctor_exit_code, probe_health, probed_channels
     from mmr.doctor.fix import fix_not_installed
     from mmr.doctor.report import render_json, render_text
+    from mmr.doctor.warnings import uncommitted_auth_warning
 
     root = find_project_root()
     loaded, from_work_tree = load_for_probes(
