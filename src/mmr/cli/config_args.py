@@ -1,6 +1,6 @@
 """Plumbing shared by the ``mmr config`` sub-commands: positionals, refusals, output.
 
-The reference parses ``mmr config <action> [name] [target]`` itself, so each sub-command
+MMR 4.0.1 parses ``mmr config <action> [name] [target]`` itself, so each sub-command
 takes its positionals as one hidden list and checks it here. A surplus or missing one is a
 usage error like any other (``unexpected argument 'x'``, ``missing argument <value>``, then
 ``Try 'mmr config set --help'``); a refusal is one ``mmr: error:`` line. The core is
@@ -25,7 +25,7 @@ from mmr.log import stderr_line
 
 
 class ConfigCommand(TyperCommand):
-    """Usage reads like the reference's: ``mmr config set [options] <dotted.path> <value>``."""
+    """Usage reads as MMR 4.0.1's does: ``mmr config set [options] <dotted.path> <value>``."""
 
     def format_usage(self, ctx: Any, formatter: Any) -> None:
         shapes = [str(param.metavar) for param in self.params

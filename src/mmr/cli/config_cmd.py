@@ -1,10 +1,10 @@
 """``mmr config``: init, test, channels, path, show, schema, enable, disable, set, unset.
 
-The sub-commands of ch. 01 §8, plus ``schema`` (an mmr addition).
+The sub-commands of MMR 4.0.1, plus ``schema`` (an mmr addition).
 
 Each sub-command takes its positionals as one list, so a surplus or missing one is a usage
 error (``unexpected argument 'x'`` / ``missing argument <value>``, then ``Try 'mmr config
-set --help'``); both exit 1 before any file is touched. Refusals keep the reference's
+set --help'``); both exit 1 before any file is touched. Refusals keep MMR 4.0.1's
 sentences (scripts grep them) behind ``mmr: error:``; config load errors go to the common
 error boundary. The work happens in ``mmr.config_edit`` (views, toggle, set_unset,
 init_config, probe_report), imported when a sub-command runs (see "Imports" in

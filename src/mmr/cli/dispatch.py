@@ -1,7 +1,7 @@
-"""Turn a command line into one command call and its exit code (spec ch. 05 §1.2).
+"""Turn a command line into one command call and its exit code.
 
-The reference's parser (yargs) decides what scripts see on bad input; Click would answer
-differently (exit 2, other wording). So the command line is checked here first — which
+Scripts written for MMR 4.0.1 rely on what its parser (yargs) accepts and refuses; Click
+would answer differently (exit 2, other wording). So the command line is checked here first — which
 command, which options, greedy lists, missing values — and Click only converts values.
 A usage error prints one line naming the bad argument (``mmr: error: unknown option
 '--bogus'; did you mean '--base'?``), then ``Try 'mmr review --help'``, and exits 1: exit 2
@@ -61,7 +61,7 @@ def run(args: Sequence[str], app: typer.Typer = mmr_app) -> int:
 
 
 def _checked_argv(root: ClickCommand, resolved: Resolved) -> list[str]:
-    """The argv to hand Click; raises :class:`ArgvError` for anything the reference rejects."""
+    """The argv to hand Click; raises :class:`ArgvError` for anything MMR 4.0.1 rejects."""
     rest = list(resolved.rest)
     command = leaf(root, resolved)
     if is_group(command):

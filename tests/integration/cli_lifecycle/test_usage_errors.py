@@ -1,4 +1,4 @@
-"""Usage errors (issue 18): one ``mmr: error:`` line naming the argument as typed, a
+"""Usage errors: one ``mmr: error:`` line naming the argument as typed, a
 did-you-mean when one is close, then ``Try 'mmr <command> --help'``; exit 1, no help dump.
 
 Every command of the command table is checked, through the entry point.

@@ -1,4 +1,4 @@
-"""Global CLI behaviour (spec ch. 05 §1.2), on a throwaway app with spec-shaped commands."""
+"""Global CLI behaviour, on a throwaway app with commands shaped like mmr's."""
 
 from __future__ import annotations
 
