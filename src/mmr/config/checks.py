@@ -1,4 +1,4 @@
-"""Checks that run after schema validation (ch. 01 §1.7 steps 6–9) and load-time warnings."""
+"""Checks that run after schema validation, and load-time warnings."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ DISPATCHABLE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
 def enforce_tombstones(config: MmrConfig) -> MmrConfig:
-    """Built-in retired channels stay retired and disabled, whatever the config says (§3.5)."""
+    """Built-in retired channels stay retired and disabled, whatever the config says."""
     channels = dict(config.channels)
     changed = False
     for name in RETIRED_REPLACEMENT:
@@ -34,7 +34,7 @@ def enforce_tombstones(config: MmrConfig) -> MmrConfig:
 
 
 def check_compensator(config: MmrConfig, fail: Fail) -> None:
-    """The compensator must name a concrete, dispatchable review channel (§2.4)."""
+    """The compensator must name a concrete, dispatchable review channel."""
     compensator = config.defaults.compensator
     if compensator is None or compensator.channel is None:
         return
@@ -64,7 +64,7 @@ def check_compensator(config: MmrConfig, fail: Fail) -> None:
 
 
 def check_runnable(config: MmrConfig, fail: Fail) -> None:
-    """Every enabled, concrete subprocess channel needs a command (§3.8)."""
+    """Every enabled, concrete subprocess channel needs a command."""
     for name, channel in config.channels.items():
         if channel.abstract or not channel.enabled or isinstance(channel, HttpChannel):
             continue
@@ -99,7 +99,7 @@ def load_warnings(config: MmrConfig) -> list[str]:
 
 
 def _secret_header_warnings(name: str, channel: SubprocessChannel | HttpChannel) -> list[str]:
-    """§7.1: a header *named* like a secret means a literal credential sits in the config."""
+    """A header *named* like a secret means a literal credential sits in the config."""
     if not channel.headers:
         return []
     from mmr.secrets.redact import is_secret_key

@@ -10,6 +10,7 @@ after a model change::
 
 from __future__ import annotations
 
+import json
 import types
 import typing
 from collections.abc import Iterator
@@ -19,6 +20,9 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
+
+from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel, TemplateConfig
+from mmr.parsers import specs
 
 INTRO = """\
 # Configuration reference
@@ -61,8 +65,6 @@ class KeyRow:
 
 def schema_rows() -> list[KeyRow]:
     """One row per key, in declaration order: top level, defaults, channels, templates."""
-    from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel, TemplateConfig
-
     rows = [row for row in _walk(MmrConfig, "") if not row.path.startswith(
         ("channels.", "templates."))]
     subprocess_rows = {row.path: row for row in _walk(SubprocessChannel, "channels.<name>.")}
@@ -84,8 +86,6 @@ def schema_rows() -> list[KeyRow]:
 
 def parser_rows() -> list[KeyRow]:
     """The fields of each object-form ``output_parser`` (one table per ``kind``)."""
-    from mmr.parsers import specs
-
     rows: list[KeyRow] = []
     for model in (specs.UnwrapJsonpathSpec, specs.RegexFindingsSpec,
                   specs.MarkdownFindingsSpec, specs.AnswerSpec):
@@ -166,8 +166,6 @@ def _describe_union(args: tuple[Any, ...]) -> str:
 
 
 def _default(field: FieldInfo) -> str:
-    import json
-
     if field.default_factory is not None:
         value = field.get_default(call_default_factory=True, validated_data={})
     elif field.default is PydanticUndefined:

@@ -42,7 +42,7 @@ from mmr.errors import MmrError
 from mmr.models import ChannelStatus, Telemetry
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.process.types import ProcessOutcome
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from mmr.store.records import iso_timestamp
 
 #: The most stdout mmr keeps in memory and parses from one reply; the rest of a longer

@@ -17,7 +17,7 @@ from mmr.dispatch.auth import install_token
 from mmr.dispatch.plan import ChannelPlan, DispatchContext
 from mmr.dispatch.settle import RoundResult, parse_at_settle
 from mmr.dispatch.store_io import in_thread, update_status
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from mmr.store.records import iso_timestamp
 
 

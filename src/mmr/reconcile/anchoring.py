@@ -1,8 +1,8 @@
 """Sort a channel's findings by where they point: in the diff, elsewhere in the repository,
-or nowhere usable (issue 13; mmr addition — the reference drops all but the first class).
+or nowhere usable (mmr addition — MMR 4.0.1 drops all but the first class).
 
-A finding is *in the diff* when the reference rule (:func:`names_touched_path`) accepts its
-location as written — it is then kept unchanged, so ``finding_key`` is the reference's — or
+A finding is *in the diff* when MMR 4.0.1's rule (:func:`names_touched_path`) accepts its
+location as written — it is then kept unchanged, so ``finding_key`` is MMR 4.0.1's — or
 when a normalised form of it names a touched path (an absolute path inside the repository,
 ``a/``/``b/`` prefixes, ``path:L7``, ``path#L7``, ``path (line 7)``, ``path, line 7``); such a
 location is rewritten to ``path:7``. A finding whose path is a file of the repository that
@@ -124,7 +124,7 @@ def _repo_relative(path: str, repo_root: Path | None) -> str:
 
 def place_finding(finding: Finding, scope: DiffScope) -> tuple[FindingPlace, Finding]:
     """Where ``finding`` belongs, and the finding to record there (location normalised
-    only when the reference rule alone would have dropped it)."""
+    only when MMR 4.0.1's rule alone would have dropped it)."""
     path, line = split_location(finding.location)
     place: FindingPlace = "unanchored"
     if names_touched_path(finding.location, scope.touched):
@@ -145,7 +145,7 @@ def place_finding(finding: Finding, scope: DiffScope) -> tuple[FindingPlace, Fin
 
 
 def sort_findings(findings: Sequence[Finding], scope: DiffScope | None) -> SortedFindings:
-    """Every finding in exactly one place; without a diff all are in it (the reference)."""
+    """Every finding in exactly one place; without a diff all are in it (as MMR 4.0.1)."""
     result = SortedFindings()
     if scope is None or not scope.touched:
         result.in_diff.extend(findings)

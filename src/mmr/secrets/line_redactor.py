@@ -1,7 +1,7 @@
 """Redact a sequence of lines: one-line credentials plus key blocks that span lines.
 
-Shared by the diff (:mod:`mmr.secrets.credentials`), critique text and model replies
-(:mod:`mmr.secrets.critique_redaction`). Callers hand in each line's content, whether it
+Shared by the diff and by plain text (critique inputs, model replies, channel logs), both in
+:mod:`mmr.secrets.credentials`. Callers hand in each line's content, whether it
 may be part of a multi-line block, whether it starts a new file, and its file path; they
 get the redacted contents back and, per hit, the index of its line and its kind.
 """

@@ -1,6 +1,6 @@
-"""The plain files of a job: outputs, logs, pids, prompts, the diff, results (spec ch. 04 §7.3).
+"""The plain files of a job: outputs, logs, pids, prompts, the diff, results.
 
-Formats are the reference's: ``<ch>.json`` holds the raw reply encoded as one JSON
+Formats are MMR 4.0.1's: ``<ch>.json`` holds the raw reply encoded as one JSON
 *string* (``mmr reconcile`` stores a normalised *object* instead), ``<ch>.pid`` the
 decimal pid without a newline, everything else plain text. Every write is atomic; only
 ``results.json`` is also fsynced (with ``job.json``, what a crashed job is recovered from:
@@ -23,7 +23,7 @@ from mmr.fs import (
     ensure_private_dir,
     read_regular_file,
 )
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from mmr.store import held
 from mmr.store.layout import JobPaths
 
@@ -66,24 +66,11 @@ class ChannelFiles:
         held.write_text(self._write_target(job_id, channel, ".log"),
                         redact_credentials(text)[0], durable=False)
 
-    def append_log(self, job_id: str, channel: str, line: str) -> None:
-        """Add one line to ``<ch>.log`` (creating it), redacted like :meth:`write_log`."""
-        append_line(self._write_target(job_id, channel, ".log"), redact_credentials(line)[0])
-
     def read_log(self, job_id: str, channel: str) -> str | None:
         return _read_text(self._channel_path(job_id, channel, ".log"))
 
     def write_pid(self, job_id: str, channel: str, pid: int) -> None:
         held.write_text(self._write_target(job_id, channel, ".pid"), str(pid), durable=False)
-
-    def read_pid(self, job_id: str, channel: str) -> int | None:
-        """The recorded pid; None when absent or not a number (the reference's ``undefined``)."""
-        text = _read_text(self._channel_path(job_id, channel, ".pid"))
-        return int(text) if text is not None and text.strip().isdigit() else None
-
-    def prompt_path(self, job_id: str, channel: str) -> Path:
-        """``<ch>.prompt.txt``, for ``prompt_delivery: prompt-file``."""
-        return self._channel_path(job_id, channel, ".prompt.txt")
 
     def write_channel_prompt(self, job_id: str, channel: str, prompt: str) -> Path:
         """Write the channel's prompt file (exact text) and return its path.
@@ -112,12 +99,6 @@ class ChannelFiles:
     def write_prompt(self, job_id: str, prompt: str) -> None:
         held.write_text(self.existing(job_id).prompt, prompt, durable=False)
 
-    def read_prompt(self, job_id: str) -> str | None:
-        return _read_text(self.existing(job_id).prompt)
-
-    def diff_path(self, job_id: str) -> Path:
-        return self.existing(job_id).diff
-
     def write_diff(self, job_id: str, diff: str) -> None:
         held.write_text(self.existing(job_id).diff, diff, durable=False)
 
@@ -125,7 +106,7 @@ class ChannelFiles:
         return _read_text(self.existing(job_id).diff)
 
     def write_results(self, job_id: str, document: Mapping[str, Any]) -> None:
-        """Overwrite ``results.json`` with the JSON form of the last results (§7.3)."""
+        """Overwrite ``results.json`` with the JSON form of the last results."""
         held.write_json(self.existing(job_id).results, dict(document))
 
     def write_results_text(self, job_id: str, text: str) -> None:

@@ -1,4 +1,4 @@
-"""Job-file I/O that a failing disk cannot turn into a lost verdict (issue 16).
+"""Job-file I/O that a failing disk cannot turn into a lost verdict.
 
 Every job file goes through :func:`write_bytes` / :func:`read_bytes` (the atomic write of
 :mod:`mmr.fs` underneath). Outside a run they are exactly that: a full disk, a quota, a

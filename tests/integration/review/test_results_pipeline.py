@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from mmr.config.paths import mmr_home
 from mmr.models import ReconciledFinding
 from mmr.review.channel_results import cut_log
 from mmr.review.results import job_results, save_results, total_elapsed
@@ -156,12 +157,11 @@ def test_acks_that_fail_mean_no_acks(store: JobStore) -> None:
 
 
 def test_the_jobs_own_acks_are_applied_by_default(store: JobStore, tmp_path: Path) -> None:
-    from mmr.config.paths import user_acks_dir
-
     job = make_job(store, {"a": done(1000, review(p1()))})
     key = job_results(store, job, apply_acks=no_acks).reconciled_findings[0].finding_key
-    user_acks_dir().mkdir(parents=True)
-    (user_acks_dir() / f"{key}.json").write_text(json.dumps({
+    acks = mmr_home() / "acks"
+    acks.mkdir(parents=True)
+    (acks / f"{key}.json").write_text(json.dumps({
         "finding_key": key, "normalized_location": "src/a.py:1", "description_shingle": [],
         "created_at": T0, "reason": "accepted risk"}))
     results = job_results(store, job)

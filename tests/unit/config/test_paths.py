@@ -16,7 +16,6 @@ def test_mmr_home_follows_the_environment(tmp_path: Path, monkeypatch: pytest.Mo
     assert paths.user_config_path() == tmp_path / "state" / "config.yaml"
     assert paths.jobs_dir() == tmp_path / "state" / "jobs"
     assert paths.sessions_dir() == tmp_path / "state" / "sessions"
-    assert paths.user_acks_dir() == tmp_path / "state" / "acks"
 
 
 @pytest.mark.parametrize("value", [None, ""])

@@ -34,7 +34,6 @@ def test_only_job_json_and_results_json_are_fsynced(tmp_path: Path, fsynced: lis
     store.write_diff(job_id, "diff")
     store.write_channel_output(job_id, "a", "{}")
     store.write_log(job_id, "a", "log")
-    store.append_log(job_id, "a", "more")
     store.write_pid(job_id, "a", 123)
     store.update_channel(job_id, "a", status="completed")
     assert fsynced == []
