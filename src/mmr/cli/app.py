@@ -24,7 +24,7 @@ importing its core at the top, ``mmr review --help`` took 0.47 s instead of 0.13
 of 9 runs). So a command module imports at its top only what declares the command (typer,
 ``mmr.cli``, ``mmr.errors``, ``mmr.log``, ``mmr.vocabulary``, ``mmr.config.paths`` and other
 modules that load neither pydantic nor yaml), and the command function imports the core it
-runs. ``tests/unit/cli/test_entrypoint.py`` fails when a help text builds a model of mmr.
+runs. ``tests/unit/cli/test_entrypoint.py`` fails when ``--help`` loads pydantic or yaml.
 
 Array options (``list[str]``) are greedy, as MMR 4.0.1's are (``--channels a b``); comma
 splitting, where a flag allows it, is the command's business.

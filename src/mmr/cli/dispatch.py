@@ -1,11 +1,11 @@
 """Turn a command line into one command call and its exit code.
 
 Scripts written for MMR 4.0.1 rely on what its parser (yargs) accepts and refuses; Click
-would answer differently (exit 2, other wording). So the command line is checked here first — which
-command, which options, greedy lists, missing values — and Click only converts values.
-A usage error prints one line naming the bad argument (``mmr: error: unknown option
-'--bogus'; did you mean '--base'?``), then ``Try 'mmr review --help'``, and exits 1: exit 2
-means ``blocked``. Only a bare ``mmr`` shows the command list (on stderr).
+would answer differently (exit 2, other wording). So the command line is checked here
+first — which command, which options, greedy lists, missing values — and Click only
+converts values. A usage error prints one line naming the bad argument (``mmr: error:
+unknown option '--bogus'; did you mean '--base'?``), then ``Try 'mmr review --help'``, and
+exits 1: exit 2 means ``blocked``. Only a bare ``mmr`` shows the command list (on stderr).
 """
 
 from __future__ import annotations
