@@ -89,7 +89,7 @@ def review(
         accept_new_acks=accept_new_acks, trust_project_acks=trust_project_acks,
         trust_project_config=trust_project_config, config_base_ref=config_base_ref,
     )
-    check_request(request)  # usage errors print under the command's help, exit 1
+    check_request(request)  # a bad combination of options is a usage error (exit 1)
     progress = None if quiet else progress_for(sys.stderr, quiet=False,
                                                color=use_color(sys.stderr))
     outcome = run_review(request, ReviewIO(cwd=Path.cwd(), notice_sink=stderr_line,
