@@ -1,4 +1,4 @@
-"""``mmr commands`` (spec ch. 05 §7): the manifest matches the commands really registered.
+"""``mmr commands``: the manifest matches the commands really registered.
 
 The drift test walks the real command tree: every registered command and sub-command must
 have a manifest entry and answer ``--help``; every entry's example must parse against the
