@@ -21,7 +21,7 @@ from mmr.review.execute import run_sync_review, start_review_job
 from mmr.review.preflight import run_preflight
 from mmr.review.request import ReviewRequest, check_request
 from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
-from mmr.secrets.credentials import secret_findings
+from mmr.secrets.findings import secret_findings
 from mmr.store.rounds import check_round_budget
 from mmr.store.session_ids import check_session_id
 from mmr.trust.modes import TrustContext, resolve_trust

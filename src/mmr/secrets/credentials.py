@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mmr.models import Finding
 from mmr.secrets.credential_patterns import (
     CredentialKind,
     is_high_confidence,
-    label,
     may_hold_credentials,
     refusal_pattern,
 )
@@ -102,29 +100,3 @@ def redact_credentials(text: str) -> tuple[str, int]:
 def scan_diff(diff_text: str) -> list[CredentialHit]:
     """Every credential in the diff, in order (the hits :func:`redact_diff` replaces)."""
     return redact_diff(diff_text)[1]
-
-
-def secret_findings(hits: list[CredentialHit]) -> list[Finding]:
-    """One P1 security finding per added line that carries a credential: its kinds and
-    location, never its value.
-
-    ``Authorization:`` alone is too broad to call a committed secret, so it only redacts.
-    """
-    kinds_by_location: dict[str, list[CredentialKind]] = {}
-    for hit in hits:
-        if not hit.added or hit.kind == "authorization" or hit.file is None or hit.line is None:
-            continue
-        kinds = kinds_by_location.setdefault(f"{hit.file}:{hit.line}", [])
-        if hit.kind not in kinds:
-            kinds.append(hit.kind)
-    return [
-        Finding(
-            severity="P1",
-            location=location,
-            description="Hard-coded credential added by this change: "
-            + ", ".join(label(kind) for kind in kinds) + ".",
-            suggestion=ROTATE_SUGGESTION,
-            category="security",
-        )
-        for location, kinds in kinds_by_location.items()
-    ]

@@ -51,7 +51,11 @@ class LineRedactor:
         patterns = key_patterns()
         end = patterns.end.search(content)
         if end is not None:
-            self.out.append(content[:end.start()] + BLOCK_LINE + content[end.end():])
+            # The END marker closes the block; what follows it on the line is ordinary text
+            # and may hold a credential of its own.
+            index = len(self.out)
+            self.out.append(self._credentials(content[:end.start()] + BLOCK_LINE
+                                              + content[end.end():], index, self._path))
             self._state.opened_at = None
             self._state.tentative = []
             return True
