@@ -34,6 +34,7 @@ import anyio
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.dispatch.failure_reason import StuckWatch, failure_log, stuck_log
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
+from mmr.dispatch.http import run_http_channel
 from mmr.dispatch.isolation import Posture, open_posture
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
@@ -204,7 +205,6 @@ async def _mark_running(plan: ChannelPlan, ctx: DispatchContext, attempt: int,
 async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext,
                             attempt: int) -> AttemptResult:
     """One request of an HTTP channel (ch. 02 §7); settles like a subprocess attempt."""
-    from mmr.dispatch.http import run_http_channel
 
     started_at = await _mark_running(plan, ctx, attempt)
     result = await run_http_channel(plan)

@@ -31,6 +31,7 @@ import anyio
 
 from mmr.config.channel_schema import HttpChannel, SubprocessAuth, SubprocessChannel
 from mmr.dispatch.failure_reason import last_said
+from mmr.dispatch.http import probe_http_channel
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
 from mmr.dispatch.placeholders import split_command
@@ -167,7 +168,6 @@ async def check_channel_async(name: str, channel: Channel | None, *,
         return AuthResult("skipped",
                           recovery=f'Channel "{name}" is abstract and cannot run directly')
     if isinstance(channel, HttpChannel):
-        from mmr.dispatch.http import probe_http_channel
 
         return await probe_http_channel(name, channel, timeout_s=timeout_s)
     return await _check_subprocess(name, channel, timeout_s)

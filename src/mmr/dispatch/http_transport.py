@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import anyio
+import httpx
 
 if TYPE_CHECKING:
     import httpx
@@ -62,7 +63,6 @@ _TEXT_KINDS: tuple[tuple[str, str], ...] = (
 def failure_kind(exc: BaseException) -> str:
     """The :data:`FAILURE_KINDS` entry for a transport exception: by the exception types
     in its cause chain, else by words in its message; ``connection failed`` otherwise."""
-    import httpx
 
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol | ValueError):
         return "invalid URL"
@@ -81,7 +81,6 @@ def failure_kind(exc: BaseException) -> str:
 
 def new_http_client(timeout_s: float | None = None) -> httpx.AsyncClient:
     """A client with mmr's fixed policy: no redirects, TLS verified, proxies from the env."""
-    import httpx
 
     return httpx.AsyncClient(follow_redirects=False, verify=True, trust_env=True,
                              timeout=httpx.Timeout(timeout_s))
@@ -96,7 +95,6 @@ async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes],
     A passed-in ``client`` is used as is (make it with :func:`new_http_client`), but
     redirects are refused per request either way.
     """
-    import httpx
 
     started = time.monotonic()
     owned = client is None

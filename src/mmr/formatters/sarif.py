@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from mmr import __url__, __version__
 from mmr.formatters.annotation import (
     rule_id,
     rule_slug,
@@ -57,7 +58,6 @@ def render_sarif(results: ReconciledResults) -> str:
 
 def sarif_log(results: ReconciledResults) -> dict[str, Any]:
     """The SARIF log as plain JSON data."""
-    from mmr import __url__, __version__
 
     placed = [(None, f) for f in results.reconciled_findings] + [
         (place, f) for place, findings in off_diff_groups(results) for f in findings]
@@ -96,7 +96,6 @@ def _rules(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
 
     GitHub code scanning requires ``help`` on every rule (the SARIF multitool's GH2012).
     """
-    from mmr import __url__
 
     help_uri = f"{__url__}/blob/main/docs/sarif.md#rules"
     rules: dict[str, dict[str, Any]] = {}

@@ -18,6 +18,7 @@ from typing import Any
 from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.placeholders import PROMPT_FILE_PLACEHOLDER, PlaceholderValues, expand_argv
 from mmr.errors import ConfigError
+from mmr.formatters.json import dumps
 from mmr.process.types import redact_argv
 from mmr.review.preflight import DRY_RUN_BANNER, GateResult
 from mmr.secrets.redact import redact_text
@@ -108,7 +109,6 @@ def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
 
 def dry_run_json(results: Sequence[GateResult], repo_root: Path) -> str:
     """``--dry-run --format json``: the same facts as one document."""
-    from mmr.formatters.json import dumps
 
     return dumps({"dry_run": True,
                   "would_dispatch": [r.name for r in results if r.passed],

@@ -15,6 +15,7 @@ from pathlib import Path
 from mmr.acks.store import ack_file_bytes
 from mmr.config.loaded import LoadedConfig
 from mmr.models import GatedAck, Ratification
+from mmr.reconcile.documents import ratification_results
 from mmr.review.request import ReviewRequest
 from mmr.review.run import ReviewOutcome, render_document
 from mmr.secrets.redact import redact_text
@@ -68,7 +69,6 @@ def ratification(block: GateBlock, trust: TrustContext, request: ReviewRequest) 
 def gate_outcome(block: GateBlock, trust: TrustContext, loaded: LoadedConfig,
                  request: ReviewRequest) -> ReviewOutcome:
     """The ratification-gate document, exit 2 (ch. 05 §3.7)."""
-    from mmr.reconcile.documents import ratification_results
 
     document = ratification_results(
         block.summary, loaded.defaults.fix_threshold, trust.mode,

@@ -21,6 +21,7 @@ from typing import TextIO
 
 from mmr.errors import MmrError
 from mmr.log import stderr_line
+from mmr.review.reconcile_input import external_findings, inject_channel, injected_channel_name
 from mmr.review.results import job_results, results_exit_code, results_json, save_results
 from mmr.review.run import HEARTBEAT_S, ReviewOutcome, render_document
 from mmr.store.job_status import ChannelsStillRunningError, require_results_ready
@@ -104,11 +105,6 @@ def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: st
                        fmt: str | None = None, stdin: TextIO | None = None,
                        wait: bool = False, wait_timeout: float | None = None) -> ReviewOutcome:
     """``mmr reconcile``: add ``--input``'s findings as channel ``channel``, then the verdict."""
-    from mmr.review.reconcile_input import (
-        external_findings,
-        inject_channel,
-        injected_channel_name,
-    )
 
     job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)  # 1, 2
     name = injected_channel_name(channel, job)             # 3, 4

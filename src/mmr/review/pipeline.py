@@ -16,8 +16,11 @@ from mmr.config.selection import select_channels
 from mmr.diff.inputs import check_reviewable, resolve_diff
 from mmr.errors import ChannelSelectionError, ConfigError
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
+from mmr.reconcile.documents import max_rounds_results
 from mmr.reconcile.verdict import unreachable_floor_warning
+from mmr.review.dry_run import dry_run_json, dry_run_report
 from mmr.review.execute import run_sync_review, start_review_job
+from mmr.review.gate_report import gate_outcome
 from mmr.review.preflight import run_preflight
 from mmr.review.request import ReviewRequest, check_request
 from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
@@ -44,7 +47,6 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
         return start_review_job(setup, io)
     gate = run_preflight(planned, parallel=setup.loaded.defaults.parallel)   # 17
     if request.dry_run:                                                      # 18
-        from mmr.review.dry_run import dry_run_json, dry_run_report
 
         render = dry_run_json if request.format == "json" else dry_run_report
         return ReviewOutcome(render(gate, setup.trust.project_root),
@@ -64,7 +66,6 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
     budget = check_round_budget(request.session, request.round, request.max_rounds,
                                 loaded.defaults.loop_control.max_rounds_default)   # 7
     if budget.exceeded:                                                      # 8
-        from mmr.reconcile.documents import max_rounds_results
 
         document = max_rounds_results(request.session, budget.effective_round,
                                       budget.max_rounds, loaded.defaults.fix_threshold)
@@ -76,7 +77,6 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
     proposed = diff.proposed.union(trust.branch_proposed)
     block = ratification_gate(trust, proposed)                               # 11, 12
     if block is not None:
-        from mmr.review.gate_report import gate_outcome
 
         return gate_outcome(block, trust, loaded, request)
     io.notice(unread_project_files_notice(trust, request.diff_request(), proposed))

@@ -7,6 +7,7 @@ typer. :func:`check_request` applies the parser-level checks whose messages scri
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -74,7 +75,6 @@ class ReviewRequest(BaseModel):
 
     def command_line(self, **changes: Any) -> str:
         """``mmr review`` with this run's flags (and ``changes``), ready to paste."""
-        import shlex
 
         request = self.model_copy(update=changes)
         argv = ["mmr", "review"]

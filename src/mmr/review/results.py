@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mmr.acks.apply import AckPolicy, apply_acks
+from mmr.acks.store import AckStore
+from mmr.config.paths import mmr_home
 from mmr.errors import StoreWriteError
 from mmr.formatters.json import dumps, results_document
 from mmr.log import stderr_line
@@ -113,9 +116,6 @@ def job_ack_applier(job: JobRecord, *,
                     warn: Callable[[str], None] | None = None) -> AckApplier:
     """Apply user acks and the project acks the job's ``review_controls`` allow (§9.4):
     the same policy at ``review --sync`` time and for a later ``mmr results``."""
-    from mmr.acks.apply import AckPolicy, apply_acks
-    from mmr.acks.store import AckStore
-    from mmr.config.paths import mmr_home
 
     project_root = Path(job.project_root) if job.project_root else None
     store = AckStore(user_root=mmr_home(), project_root=project_root)

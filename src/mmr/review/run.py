@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from mmr.errors import MmrError
+from mmr.formatters import render
 
 if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this module too
     from mmr.config.loaded import LoadedConfig
@@ -112,7 +113,6 @@ class ReviewSetup:
 
 def render_document(results: ReconciledResults, fmt: str) -> str:
     """A verdict document in ``fmt``; a format without a renderer is a clear error."""
-    from mmr.formatters import render
 
     try:
         return render(results, fmt)  # type: ignore[arg-type]
