@@ -1,8 +1,7 @@
 """One HTTP exchange under a hard deadline, never raising for the network's failures.
 
 The single place HTTP channels touch httpx (imported lazily: it costs ~75 ms, which a
-review with only subprocess channels should not pay). The rules of ch. 02 §7 "Python HTTP
-implementation notes":
+review with only subprocess channels should not pay). Its rules:
 
 - redirects are never followed (a 3xx is the final answer), so a key is never forwarded
   to another host; TLS certificates are verified; ``HTTP(S)_PROXY``/``NO_PROXY`` and
@@ -21,7 +20,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import anyio
-import httpx
 
 if TYPE_CHECKING:
     import httpx
@@ -38,11 +36,11 @@ class Exchange:
     status: int | None = None
     body: bytes | None = None
     error: str | None = None
-    #: What kind of transport failure (issue 13): one of :data:`FAILURE_KINDS`.
+    #: What kind of transport failure: one of :data:`FAILURE_KINDS`.
     kind: str | None = None
 
 
-#: The distinct transport failures a report names (issue 13).
+#: The distinct transport failures a report names.
 FAILURE_KINDS = ("connection refused", "DNS lookup failed", "TLS failure", "invalid URL",
                  "connection failed")
 
@@ -63,6 +61,7 @@ _TEXT_KINDS: tuple[tuple[str, str], ...] = (
 def failure_kind(exc: BaseException) -> str:
     """The :data:`FAILURE_KINDS` entry for a transport exception: by the exception types
     in its cause chain, else by words in its message; ``connection failed`` otherwise."""
+    import httpx
 
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol | ValueError):
         return "invalid URL"
@@ -81,6 +80,7 @@ def failure_kind(exc: BaseException) -> str:
 
 def new_http_client(timeout_s: float | None = None) -> httpx.AsyncClient:
     """A client with mmr's fixed policy: no redirects, TLS verified, proxies from the env."""
+    import httpx
 
     return httpx.AsyncClient(follow_redirects=False, verify=True, trust_env=True,
                              timeout=httpx.Timeout(timeout_s))
@@ -95,6 +95,7 @@ async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes],
     A passed-in ``client`` is used as is (make it with :func:`new_http_client`), but
     redirects are refused per request either way.
     """
+    import httpx
 
     started = time.monotonic()
     owned = client is None

@@ -12,7 +12,7 @@ from mmr.severity import threshold_meaning
 if TYPE_CHECKING:
     from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults, Telemetry
 
-#: Channel statuses that mean "this reviewer did not report" (spec ch. 04 §6.3 step 6).
+#: Channel statuses that mean "this reviewer did not report".
 DEGRADED_STATUSES = frozenset({"not_installed", "auth_failed", "failed", "timeout", "skipped"})
 
 _LABELS = {"pass": "PASSED", "blocked": "BLOCKED", "needs-user-decision": "NEEDS DECISION"}
@@ -90,7 +90,7 @@ def _count(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
-#: How the reports name the two places the reference drops (issue 13).
+#: How the reports name the two places MMR 4.0.1 drops.
 PLACE_TITLES = {"outside_diff": "Outside the diff", "unanchored": "Unanchored"}
 PLACE_NOTES = {
     "outside_diff": "in a repository file the change does not touch",
@@ -113,7 +113,7 @@ def off_diff_gated(results: ReconciledResults) -> bool:
 
 
 def gate_line(results: ReconciledResults) -> str:
-    """What the threshold gates, in the words of the one severity scale (issue 13)."""
+    """What the threshold gates, in the words of the one severity scale."""
 
     line = f"Gate: {threshold_meaning(results.fix_threshold)}"
     if off_diff_groups(results):

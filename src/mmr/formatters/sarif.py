@@ -1,4 +1,4 @@
-"""``--format sarif``: one SARIF 2.1.0 log for GitHub code scanning (spec ch. 04 §6.5).
+"""``--format sarif``: one SARIF 2.1.0 log for GitHub code scanning.
 
 One run per review. Each reconciled finding is one result whose rule is its category
 (``mmr/security``; see :mod:`mmr.formatters.annotation` for why not its severity), whose

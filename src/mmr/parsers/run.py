@@ -1,4 +1,4 @@
-"""Run a parser spec on a channel's raw reply; each failure is a typed result (ch. 03 §2.1)."""
+"""Run a parser spec on a channel's raw reply; each failure is a typed result."""
 
 from __future__ import annotations
 

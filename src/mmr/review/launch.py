@@ -1,4 +1,4 @@
-"""Start the detached worker of a fire-and-forget review and hand it its plan (ch. 05 §2.9).
+"""Start the detached worker of a fire-and-forget review and hand it its plan.
 
 The worker itself is :mod:`mmr.review.worker`; it runs ``python -P`` so the reviewed
 repository cannot shadow mmr's imports.

@@ -1,7 +1,7 @@
-"""``mmr review`` as one readable function: the order of spec ch. 05 §2.2 (and ch. 06 §2.1).
+"""``mmr review`` as one readable function, step by step in MMR 4.0.1's order.
 
-The order decides which error wins when several apply, so :func:`run_review` reads as the
-numbered list of the spec; each step is a small function below it or in a sibling module.
+The order decides which error wins when several apply, so :func:`run_review` reads as a
+numbered list; each step is a small function below it or in a sibling module.
 Nothing here knows of typer: the CLI builds a :class:`~mmr.review.request.ReviewRequest`,
 calls :func:`run_review` and prints the :class:`ReviewOutcome` it gets back. Warnings go to
 ``io.notice`` (stderr) as they happen; errors are :class:`mmr.errors.MmrError`.
@@ -109,7 +109,7 @@ def load_review_config(trust: TrustContext, request: ReviewRequest,
 
 
 def template_criteria(config: MmrConfig, name: str | None) -> tuple[str, ...]:
-    """The criteria of ``--template <name>``; an unknown name is an error (ch. 03 Q15)."""
+    """The criteria of ``--template <name>``; an unknown name is an error."""
     if name is None:
         return ()
     templates = config.templates or {}

@@ -2,7 +2,7 @@
 
 :class:`ReviewSetup` is everything decided before a job exists. Its :class:`JobPlan` is the
 part that runs the job once it exists — gate, dispatch, compensation, results — which
-``--sync`` executes in the foreground and the detached worker receives (ch. 05 §2.9).
+``--sync`` executes in the foreground and the detached worker receives.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class ReviewOutcome:
 
 @dataclass(frozen=True)
 class JobPlan:
-    """What runs a created job: the detached worker's run plan (ch. 05 §2.9 step 2).
+    """What runs a created job: the detached worker's run plan.
 
     Only the config's values are used (channels, defaults, ``--timeout``); the worker
     never re-reads config files or the diff, since the working tree may have changed.

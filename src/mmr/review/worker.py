@@ -1,4 +1,4 @@
-"""The detached worker of a fire-and-forget review (spec ch. 05 §2.9, ch. 04 §7.8).
+"""The detached worker of a fire-and-forget review.
 
 Foreground — :func:`mmr.review.launch.start_worker`: with the job created and its
 ``worker.lock`` held, start ``python -P -m mmr.review.worker <job-id> <lock-fd> <gate-fd>``
