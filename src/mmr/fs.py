@@ -138,11 +138,6 @@ def read_bytes_nofollow(path: Path) -> bytes:
         os.close(fd)
 
 
-def read_text_nofollow(path: Path) -> str:
-    """:func:`read_bytes_nofollow` decoded as UTF-8 (undecodable bytes kept as surrogates)."""
-    return read_bytes_nofollow(path).decode("utf-8", "surrogateescape")
-
-
 def write_temp(target: Path, data: bytes, mode: int, *, durable: bool = True) -> Path:
     """``data`` (fsynced unless ``durable`` is off) in a new uniquely named file beside
     ``target`` with ``mode``.

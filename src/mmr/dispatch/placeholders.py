@@ -197,13 +197,3 @@ def expand_argv(command: str, flags: Sequence[str], *, values: PlaceholderValues
         if not mentioned:
             args.append(path)
     return [executable, *leading, *args]
-
-
-def validate_flags(
-    channel: str, flags: Sequence[str], channel_vars: Mapping[str, VarValue]
-) -> None:
-    """Raise ``ConfigError`` for unknown placeholders or undefined vars (for config load)."""
-    probe = PlaceholderValues(channel=channel, vars=channel_vars)
-    for flag in flags:
-        for name in _TOKEN.findall(flag):
-            _resolve(name, probe)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from mmr import __url__, __version__
+import mmr
 from mmr.formatters.annotation import (
     rule_id,
     rule_slug,
@@ -68,9 +68,9 @@ def sarif_log(results: ReconciledResults) -> dict[str, Any]:
         "tool": {
             "driver": {
                 "name": "mmr",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "informationUri": __url__,
+                "version": mmr.__version__,
+                "semanticVersion": mmr.__version__,
+                "informationUri": mmr.__url__,
                 "rules": rules,
             }
         },
@@ -97,7 +97,7 @@ def _rules(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
     GitHub code scanning requires ``help`` on every rule (the SARIF multitool's GH2012).
     """
 
-    help_uri = f"{__url__}/blob/main/docs/sarif.md#rules"
+    help_uri = f"{mmr.__url__}/blob/main/docs/sarif.md#rules"
     rules: dict[str, dict[str, Any]] = {}
     for finding in findings:
         identifier = rule_id(finding.category)

@@ -49,17 +49,6 @@ def run_spec(raw: str, spec: ParserSpec, *, repo_root: Path | None = None) -> Pa
     raise ValueError(f"Unsupported output_parser kind: {getattr(spec, 'kind', spec)}")
 
 
-def parser_name(spec: ParserSpec | Mapping[str, Any]) -> str | None:
-    """The registered parser ``spec`` ends in (through any unwraps), if it names one."""
-    try:
-        current = coerce_parser_spec(spec)
-    except (ValueError, TypeError):
-        return None
-    while isinstance(current, UnwrapJsonpathSpec):
-        current = current.then
-    return current if isinstance(current, str) else None
-
-
 def _failure(exc: Exception) -> ParseFailure:
     message = str(exc) or type(exc).__name__
     if isinstance(exc, GateFailedError):
