@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mmr.config.channel_schema import HttpChannel, HttpRequest
+from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.http_probe import AUTH_STATUSES, probe_http_channel, probe_http_channel_sync
 from mmr.dispatch.http_request import (
     JsonMode,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HttpResult", "extract_content", "new_http_client", "probe_http_channel",
-    "probe_http_channel_sync", "request_body", "run_http_channel", "timed_out_text",
+    "probe_http_channel_sync", "run_http_channel", "timed_out_text",
     "wants_json_reply",
 ]
 
@@ -94,13 +94,6 @@ def wants_json_reply(spec: ParserSpec) -> bool:
     if isinstance(spec, str):
         return is_registered(spec)
     return isinstance(spec, UnwrapJsonpathSpec)
-
-
-def request_body(model: str, prompt: str, spec: ParserSpec,
-                 request: HttpRequest | None = None) -> bytes:
-    """The chat-completions body: the model, the prompt and the channel's ``request:`` keys."""
-    tuning = request if request is not None else HttpRequest()
-    return build_body(model, prompt, tuning, json_mode(wants_json_reply(spec), tuning))
 
 
 def extract_content(body: bytes) -> str:

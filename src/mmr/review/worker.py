@@ -33,14 +33,6 @@ from pathlib import Path
 
 from mmr.errors import MmrError
 from mmr.log import stderr_line
-from mmr.process.reaper import start_watchdog
-from mmr.review.execute import run_job
-from mmr.review.launch import report_gate
-from mmr.review.preflight import no_channel_passed_message, not_dispatched, run_preflight
-from mmr.review.run import ReviewIO
-from mmr.review.worker_plan import WorkerPlan
-from mmr.store.jobs import JobStore
-from mmr.store.locking import WorkerLock
 from mmr.vocabulary import EXIT_INTERRUPTED
 
 
@@ -66,6 +58,16 @@ def main(argv: list[str] | None = None) -> int:
 def run_worker(job_id: str, lock_fd: int, payload: bytes, *, gate_fd: int | None = None) -> int:
     """Run job ``job_id`` to its results while holding the inherited ``worker.lock``;
     tell the foreground on ``gate_fd`` which channels its gate stopped."""
+    # Imported only after the plan is read: the foreground waits for that read, and
+    # these imports take ~0.7 s, which would otherwise delay every fire-and-forget review.
+    from mmr.process.reaper import start_watchdog
+    from mmr.review.execute import run_job
+    from mmr.review.launch import report_gate
+    from mmr.review.preflight import no_channel_passed_message, not_dispatched, run_preflight
+    from mmr.review.run import ReviewIO
+    from mmr.review.worker_plan import WorkerPlan
+    from mmr.store.jobs import JobStore
+    from mmr.store.locking import WorkerLock
 
     with WorkerLock.adopt(lock_fd):
         os.set_inheritable(lock_fd, False)  # channel processes must not keep the job locked
