@@ -8,14 +8,12 @@ markers: re-running replaces the block and leaves every byte around it alone.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from mmr.errors import MmrError
+from mmr.fs import atomic_write_bytes
 from mmr.resources import read_template
 
 BEGIN_MARKER = "<!-- BEGIN mmr-skill -->"
@@ -180,17 +178,7 @@ def _write(path: Path, text: str) -> None:
             path.write_bytes(data)
             return
         target = path.resolve()
-        mode = target.stat().st_mode & 0o7777
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            Path(temp).chmod(mode)
-            Path(temp).replace(target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                Path(temp).unlink()
-            raise
+        atomic_write_bytes(target, data, mode=target.stat().st_mode & 0o7777)
     except OSError as exc:
         raise MmrError(f"Failed to write {path}: {exc.strerror or exc}") from None
 

@@ -9,10 +9,10 @@ like ``set``: the guards replace that step.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache, partial
 from pathlib import Path
 
 from mmr.config.aliases import RETIRED_REPLACEMENT, alias_of, normalize_channel_name
-from mmr.config.loaded import LoadedConfig
 from mmr.config.provenance import Source
 from mmr.config.schema import HttpChannel
 from mmr.config.selection import is_effective
@@ -46,12 +46,7 @@ def toggle_channel(typed: str, *, enable: bool, scope: Scope | None,
     if channel is None:
         known = ", ".join(merged.channels)
         raise ConfigCommandError(f"Unknown channel '{typed}'. Known channels: {known}")
-    user_only: list[LoadedConfig] = []
-
-    def without_project() -> LoadedConfig:
-        if not user_only:
-            user_only.append(load(project_root, with_project=False))
-        return user_only[0]
+    without_project = cache(partial(load, project_root, with_project=False))
 
     target = toggle_target(name, enable=enable, scope=scope, project_root=project_root,
                            merged=merged, load_without_project=without_project)

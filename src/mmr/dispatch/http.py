@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.dispatch.http_probe import AUTH_STATUSES, probe_http_channel, probe_http_channel_sync
+from mmr.dispatch.http_probe import AUTH_STATUSES, probe_http_channel
 from mmr.dispatch.http_request import (
     JsonMode,
     build_body,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HttpResult", "extract_content", "new_http_client", "probe_http_channel",
-    "probe_http_channel_sync", "run_http_channel", "timed_out_text",
+    "run_http_channel", "timed_out_text",
     "wants_json_reply",
 ]
 

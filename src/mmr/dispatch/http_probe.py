@@ -30,8 +30,6 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import anyio
-
 from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.http_request import served_models
 from mmr.dispatch.http_security import (
@@ -116,13 +114,3 @@ def _judge(result: Exchange, name: str, channel: HttpChannel, recovery: str | No
     return AuthResult("failed", detail=f"auth probe got HTTP {result.status}",
                       channel_status="failed")
 
-
-def probe_http_channel_sync(name: str, channel: HttpChannel, *,
-                            timeout_s: float | None = None,
-                            env: Mapping[str, str] | None = None) -> AuthResult:
-    """:func:`probe_http_channel` with its own event loop (for code outside one)."""
-
-    async def probe() -> AuthResult:
-        return await probe_http_channel(name, channel, timeout_s=timeout_s, env=env)
-
-    return anyio.run(probe)

@@ -62,14 +62,9 @@ async def token_version(token: str) -> str | None:
 
 
 async def cli_version_async(channel: Channel) -> str | None:
-    """:func:`cli_version` for callers inside an event loop."""
+    """The version line of ``channel``'s CLI; None for HTTP, missing or failing CLIs."""
     token = version_token(channel)
     return None if token is None else await token_version(token)
-
-
-def cli_version(channel: Channel) -> str | None:
-    """The version line of ``channel``'s CLI; None for HTTP, missing or failing CLIs."""
-    return anyio.run(cli_version_async, channel)
 
 
 async def cli_versions_async(channels: Mapping[str, Channel], *,

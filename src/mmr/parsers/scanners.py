@@ -82,14 +82,6 @@ def scan_error(text: str, start: int, result: Mismatched | None) -> ParseError:
     return UnbalancedError(UNBALANCED_BRACES if text[start] == "{" else UNBALANCED_BRACKETS)
 
 
-def scan_balanced(text: str, start: int) -> str:
-    """The balanced candidate opened at ``start`` (``{`` or ``[``), tracking both pairs."""
-    result = BracketIndex(text).scan(start)
-    if isinstance(result, Balanced):
-        return text[start : result.end + 1]
-    raise scan_error(text, start, result if isinstance(result, Mismatched) else None)
-
-
 def extract_last_object(text: str) -> dict[str, Any]:
     """The last complete object; a broken tail after it fails the parse (``default-last``)."""
     index = BracketIndex(text)

@@ -39,14 +39,7 @@ from mmr.process.types import (
     spawn_failure,
 )
 
-__all__ = [
-    "ProcessOutcome",
-    "ProcessRequest",
-    "live_process_groups",
-    "run_process",
-    "run_process_sync",
-    "signal_live_groups",
-]
+__all__ = ["ProcessOutcome", "ProcessRequest", "run_process"]
 
 #: How long pipes may keep draining after the group was killed (an escaped daemon may hold them).
 DRAIN_BOUND_S = 1.0
@@ -57,22 +50,6 @@ _STDERR_TARGET: dict[StderrMode, int | None] = {
     "suppress": subprocess.DEVNULL,
     "passthrough": None,
 }
-
-_live_groups: set[int] = set()
-
-
-def live_process_groups() -> frozenset[int]:
-    """Process groups of children that are running right now (auth checks included)."""
-    return frozenset(_live_groups)
-
-
-def signal_live_groups(sig: signal.Signals) -> int:
-    """Send ``sig`` to every live process group (the interrupt path); return the count."""
-    groups = list(_live_groups)
-    for pgid in groups:
-        _signal_group(pgid, sig)
-    return len(groups)
-
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with suppress(ProcessLookupError, PermissionError):
@@ -269,7 +246,6 @@ async def run_process(
             tee.close()
         missing = isinstance(exc, FileNotFoundError) and exc.filename != str(req.cwd)
         return spawn_failure(req, _spawn_message(req, exc), started, not_found=missing)
-    _live_groups.add(process.pid)
     log.debug("process.spawned", pid=process.pid, request=req.display())
     try:
         if on_spawn is not None:
@@ -280,7 +256,6 @@ async def run_process(
             await _stop_group(process, req.kill_grace_s, lambda: process.returncode is not None)
         raise
     finally:
-        _live_groups.discard(process.pid)
         reap_child(process.pid, mark)  # no descendant outlives its child (process/reaper)
         out.close()
         with anyio.CancelScope(shield=True), anyio.move_on_after(DRAIN_BOUND_S):
@@ -301,8 +276,3 @@ async def run_process(
     )
     log.debug("process.settled", outcome=repr(outcome))
     return outcome
-
-
-def run_process_sync(req: ProcessRequest) -> ProcessOutcome:
-    """``run_process`` for short probes outside an event loop (install/auth checks)."""
-    return anyio.run(run_process, req)

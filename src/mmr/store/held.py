@@ -86,13 +86,9 @@ class HeldWrites:
             self.forget(path)
         self.error = None
 
-    @property
-    def warning(self) -> str | None:
-        """The one line for stderr when the job could not be saved, else None."""
-        return None if self.error is None else unsaved_warning(self.error)
-
     def report(self, sink: Callable[[str], None], seen: set[Path]) -> None:
-        """Hand :attr:`warning` to ``sink`` unless the job is in ``seen`` (then add it)."""
+        """Tell ``sink`` the job could not be saved, unless the job is in ``seen`` (then add
+        it)."""
         if self.error is not None:
             report_unsaved(self.job_dir, self.error, sink, seen)
 

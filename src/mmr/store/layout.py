@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmr.errors import JobNotFoundError, MmrError
+from mmr.store.session_ids import printable
 
 #: Ids mmr and MMR 4.0.1 create (``ack --job`` requires exactly this).
 STRICT_JOB_ID = re.compile(r"mmr-[a-f0-9]{12}")
@@ -41,7 +42,7 @@ def is_strict_job_id(job_id: str) -> bool:
 def check_job_id(job_id: str) -> str:
     """``job_id`` when it names an entry of the jobs dir, else :class:`JobNotFoundError`."""
     if _LOADABLE_JOB_ID.fullmatch(job_id) is None or job_id in {".", ".."}:
-        raise JobNotFoundError(f"Job not found: {_printable(job_id)}")
+        raise JobNotFoundError(f"Job not found: {printable(job_id)}")
     return job_id
 
 
@@ -49,18 +50,13 @@ def check_channel_name(name: str) -> str:
     """``name`` when it matches ``^[a-zA-Z0-9._-]+$`` (every file adds a suffix to it,
     so even ``..`` yields a plain file name such as ``...status.json``)."""
     if _CHANNEL_NAME.fullmatch(name) is None:
-        raise UnsafeChannelNameError(f"Unsafe channel name: {_printable(name)}")
+        raise UnsafeChannelNameError(f"Unsafe channel name: {printable(name)}")
     return name
 
 
 def compensating_name(original: str) -> str:
     """The job channel key of the compensating pass for ``original``."""
     return COMPENSATING_PREFIX + check_channel_name(original)
-
-
-def _printable(text: str) -> str:
-    # Ids come from the command line; keep control characters out of the error line.
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from mmr.unidiff.names import header_name
+
 LineKind = Literal["header", "hunk", "added", "removed", "context", "note", "other"]
 
 _HUNK = re.compile(r"(@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@)(.*)", re.DOTALL)
@@ -22,7 +24,6 @@ _HEADER_PREFIXES = (
     "similarity index ", "dissimilarity index ", "rename from ", "rename to ", "copy from ",
     "copy to ", "Binary files ", "GIT binary patch",
 )
-_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,7 @@ def header_path(rest: str) -> str | None:
     """The path of a ``--- ``/``+++ `` header (after that prefix): unquoted, ``a/``/``b/``
     and a leading ``./`` removed (as finding locations are keyed), a plain diff's timestamp
     dropped; None for ``/dev/null``."""
-    path = rest.split("\t", 1)[0].rstrip("\r")
-    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
-        path = _c_unquote(path[1:-1])
+    path = header_name(rest)
     if path == "/dev/null":
         return None
     if path.startswith(("a/", "b/")):
@@ -69,27 +68,6 @@ def header_path(rest: str) -> str | None:
     while path.startswith("./"):
         path = path[2:]
     return path
-
-
-def _c_unquote(quoted: str) -> str:
-    """Undo git's C-style path quoting (``\\303\\251`` octal bytes, ``\\"``, ``\\t``)."""
-    out = bytearray()
-    index = 0
-    while index < len(quoted):
-        char = quoted[index]
-        if char == "\\" and index + 1 < len(quoted):
-            octal = quoted[index + 1:index + 4]
-            if len(octal) == 3 and all(c in "01234567" for c in octal):
-                out.append(int(octal, 8) & 0xFF)
-                index += 4
-                continue
-            if quoted[index + 1] in _C_ESCAPES:
-                out.append(_C_ESCAPES[quoted[index + 1]])
-                index += 2
-                continue
-        out += char.encode("utf-8", "surrogatepass")
-        index += 1
-    return out.decode("utf-8", "replace")
 
 
 def _split_lines(text: str) -> Iterator[tuple[str, str]]:

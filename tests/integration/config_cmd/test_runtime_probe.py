@@ -10,7 +10,6 @@ import anyio
 
 from mmr.config_edit.runtime_probe import (
     LocalRuntime,
-    ProbeResult,
     detect_runtimes,
     probe_http,
     probe_program,
@@ -19,45 +18,34 @@ from tests.fakes.plugin import FakeCliFactory
 from tests.integration.config_cmd.conftest import closed_port
 
 
-def probe_runtime(command: str, args: list[str], timeout_ms: int) -> ProbeResult:
+def probe_runtime(command: str, args: list[str], timeout_ms: int) -> bool:
     return anyio.run(probe_program, command, args, timeout_ms)
 
 
 def test_program_exiting_0_is_detected():
-    assert probe_runtime(sys.executable, ["--version"], 1000) == ProbeResult(True)
+    assert probe_runtime(sys.executable, ["--version"], 1000) is True
 
 
 def test_missing_program_and_failing_exit(fake_cli: FakeCliFactory):
-    missing = probe_runtime("mmr-test-absent-runtime", ["list"], 1000)
-    assert missing.detected is False and "ENOENT" in (missing.reason or "")
+    assert probe_runtime("mmr-test-absent-runtime", ["list"], 1000) is False
     failing = fake_cli("failing-runtime", exit_code=3)
-    assert probe_runtime(str(failing.path), [], 1000) == ProbeResult(False, "exit 3")
+    assert probe_runtime(str(failing.path), [], 1000) is False
 
 
 def test_a_hanging_program_times_out_quickly(fake_cli: FakeCliFactory):
     sleeper = fake_cli("sleepy-runtime", sleep=10, ignore_stdin=True)
     started = time.monotonic()
-    result = probe_runtime(str(sleeper.path), [], 200)
-    assert result == ProbeResult(False, "timeout")
+    assert probe_runtime(str(sleeper.path), [], 200) is False
     assert time.monotonic() - started < 2.0
 
 
-def test_rejected_requests_spawn_nothing():
-    assert probe_runtime("ollama; rm -rf /", [], 1000) == ProbeResult(False, "invalid command name")
-    assert probe_runtime(sys.executable, [], 2_147_483_648) == ProbeResult(False, "invalid timeout")
-    assert probe_runtime(sys.executable, [], 0) == ProbeResult(False, "invalid timeout")
-    assert probe_runtime(sys.executable, ["a\0b"], 1000) == ProbeResult(False, "invalid argument")
-
-
-def test_http_probe_needs_a_2xx_from_a_loopback_host(
+def test_http_probe_needs_a_2xx(
         fake_runtime_server: Callable[[dict[str, int]], int]):
     port = fake_runtime_server({"/api/tags": 200, "/busy": 503})
-    assert anyio.run(probe_http, "127.0.0.1", port, "/api/tags", 1.0) is True
-    assert anyio.run(probe_http, "127.0.0.1", port, "/busy", 1.0) is False
-    assert anyio.run(probe_http, "127.0.0.1", port, "/other", 1.0) is False
-    assert anyio.run(probe_http, "127.0.0.1", closed_port(), "/api/tags", 1.0) is False
-    # Not loopback: never contacted, however the address would answer.
-    assert anyio.run(probe_http, "192.0.2.1", port, "/api/tags", 1.0) is False
+    assert anyio.run(probe_http, port, "/api/tags", 1.0) is True
+    assert anyio.run(probe_http, port, "/busy", 1.0) is False
+    assert anyio.run(probe_http, port, "/other", 1.0) is False
+    assert anyio.run(probe_http, closed_port(), "/api/tags", 1.0) is False
 
 
 def test_runtimes_are_probed_concurrently_and_reported_in_order(

@@ -8,7 +8,9 @@ import shutil
 import signal
 from pathlib import Path
 
-from mmr.process.subprocess import ProcessRequest, run_process_sync
+import anyio
+
+from mmr.process.subprocess import ProcessRequest, run_process
 from tests.fakes.plugin import FakeCliFactory
 
 FAKECLI = Path(__file__).resolve().parents[2] / "fakes" / "fakecli.py"
@@ -16,7 +18,7 @@ FAKECLI = Path(__file__).resolve().parents[2] / "fakes" / "fakecli.py"
 
 def run(*argv: str, env: dict[str, str] | None = None, stdin: bytes | None = None) -> bytes:
     full_env = {**os.environ, **(env or {})}
-    outcome = run_process_sync(ProcessRequest(argv, env=full_env, stdin=stdin, timeout_s=10))
+    outcome = anyio.run(run_process, ProcessRequest(argv, env=full_env, stdin=stdin, timeout_s=10))
     return outcome.stdout
 
 
@@ -40,7 +42,7 @@ def test_sequence_replies_by_invocation_and_repeats_the_last(fake_cli: FakeCliFa
 
 def test_env_overrides_beat_the_fixture_config(fake_cli: FakeCliFactory, tmp_path: Path) -> None:
     fake = fake_cli("codex", stdout="from-config")
-    outcome = run_process_sync(ProcessRequest(
+    outcome = anyio.run(run_process, ProcessRequest(
         ("codex",),
         env={**os.environ, "FAKE_STDOUT": "from-env", "FAKE_EXIT": "7", "FAKE_STDERR": "e"},
         timeout_s=10,
@@ -51,7 +53,7 @@ def test_env_overrides_beat_the_fixture_config(fake_cli: FakeCliFactory, tmp_pat
 
 def test_bytes_reply_is_exact_and_kill_self_works(fake_cli: FakeCliFactory) -> None:
     fake_cli("raw", stdout=b"\xff\x00half\xc3", kill_self=int(signal.SIGKILL))
-    outcome = run_process_sync(ProcessRequest(("raw",), timeout_s=10))
+    outcome = anyio.run(run_process, ProcessRequest(("raw",), timeout_s=10))
     assert outcome.stdout == b"\xff\x00half\xc3" and outcome.killed_by == signal.SIGKILL
 
 

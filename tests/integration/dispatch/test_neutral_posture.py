@@ -7,6 +7,7 @@ import stat
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from mmr.dispatch import isolation
@@ -22,7 +23,7 @@ from mmr.dispatch.isolation import (
     sweep_once,
     sweep_stale_neutral_dirs,
 )
-from mmr.process.subprocess import ProcessRequest, run_process_sync
+from mmr.process.subprocess import ProcessRequest, run_process
 from tests.fakes.plugin import FakeCliFactory
 
 GROK_ENV = {"HOME": NEUTRAL_HOME, "XDG_CONFIG_HOME": NEUTRAL_HOME}
@@ -144,7 +145,7 @@ def test_cleanup_all_postures_is_the_interrupt_backstop(tmp_root: Path) -> None:
 def test_child_really_runs_in_the_neutral_dir(fake_cli: FakeCliFactory, tmp_root: Path) -> None:
     fake = fake_cli("grok", stdout="ok")
     with neutral_posture(GROK_ENV, NEUTRAL_CWD, tmp_root=tmp_root) as posture:
-        run_process_sync(ProcessRequest(("grok",), cwd=posture.cwd, env=posture.env))
+        anyio.run(run_process, ProcessRequest(("grok",), cwd=posture.cwd, env=posture.env))
     call = fake.last_call()
     assert call["cwd"] == str(posture.directory) == call["env"]["HOME"] == call["env"]["PWD"]
     assert call["env"]["PATH"] == os.environ["PATH"]  # parent environment inherited

@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
-from mmr.process.subprocess import ProcessRequest, live_process_groups, run_process_sync
+from mmr.process.subprocess import ProcessRequest, run_process
 from tests.fakes.plugin import FakeCliFactory, wait_until_gone
 
 
@@ -27,7 +27,7 @@ def request(*argv: str, **kwargs: object) -> ProcessRequest:
 def test_success_returns_stdout_and_rc_zero(fake_cli: FakeCliFactory) -> None:
     fake = fake_cli("codex", stdout={"approved": True, "findings": []})
 
-    outcome = run_process_sync(request("codex", "exec", "--x", "y z", stdin=b"the prompt"))
+    outcome = anyio.run(run_process, request("codex", "exec", "--x", "y z", stdin=b"the prompt"))
 
     assert outcome.rc == 0 and outcome.succeeded and outcome.spawned
     assert json.loads(outcome.stdout) == {"approved": True, "findings": []}
@@ -41,7 +41,7 @@ def test_success_returns_stdout_and_rc_zero(fake_cli: FakeCliFactory) -> None:
 def test_nonzero_exit_keeps_stdout_and_stderr(fake_cli: FakeCliFactory) -> None:
     fake_cli("claude", stdout="partial", stderr="boom", exit_code=3)
 
-    outcome = run_process_sync(request("claude"))
+    outcome = anyio.run(run_process, request("claude"))
 
     assert outcome.rc == 3 and not outcome.succeeded
     assert outcome.stderr_text() == "boom"
@@ -51,13 +51,13 @@ def test_nonzero_exit_keeps_stdout_and_stderr(fake_cli: FakeCliFactory) -> None:
 
 def test_exit_zero_with_empty_stdout_is_reported_as_is(fake_cli: FakeCliFactory) -> None:
     fake_cli("quiet")
-    outcome = run_process_sync(request("quiet"))
+    outcome = anyio.run(run_process, request("quiet"))
     assert outcome.rc == 0 and outcome.stdout == b""
     assert outcome.exit_message() == "Process exited with code 0"
 
 
 def test_missing_executable_is_an_outcome_not_an_exception(tmp_path: Path) -> None:
-    outcome = run_process_sync(request("mmr-no-such-cli-xyz", "-p"))
+    outcome = anyio.run(run_process, request("mmr-no-such-cli-xyz", "-p"))
 
     assert outcome.not_found and not outcome.spawned
     assert outcome.spawn_error == "spawn mmr-no-such-cli-xyz ENOENT"
@@ -68,7 +68,7 @@ def test_missing_executable_is_an_outcome_not_an_exception(tmp_path: Path) -> No
 def test_non_executable_file_is_a_spawn_error(tmp_path: Path) -> None:
     script = tmp_path / "tool"
     script.write_text("#!/bin/sh\necho hi\n")
-    outcome = run_process_sync(request(str(script)))
+    outcome = anyio.run(run_process, request(str(script)))
     assert outcome.spawn_error == f"spawn {script} EACCES"
     assert not outcome.not_found
 
@@ -76,7 +76,7 @@ def test_non_executable_file_is_a_spawn_error(tmp_path: Path) -> None:
 def test_missing_cwd_names_the_directory(fake_cli: FakeCliFactory, tmp_path: Path) -> None:
     fake_cli("grok", stdout="x")
     missing = tmp_path / "gone"
-    outcome = run_process_sync(request("grok", cwd=missing))
+    outcome = anyio.run(run_process, request("grok", cwd=missing))
     assert not outcome.spawned and not outcome.not_found
     assert outcome.spawn_error is not None
     assert "ENOENT" in outcome.spawn_error and str(missing) in outcome.spawn_error
@@ -86,7 +86,7 @@ def test_cwd_and_env_reach_the_child(fake_cli: FakeCliFactory, tmp_path: Path) -
     fake = fake_cli("agy", stdout="ok")
     env = {**os.environ, "OPENAI_API_KEY": "sk-parent", "CHANNEL_ONLY": "1"}
 
-    run_process_sync(request("agy", cwd=tmp_path, env=env))
+    anyio.run(run_process, request("agy", cwd=tmp_path, env=env))
 
     call = fake.last_call()
     assert call["cwd"] == str(tmp_path.resolve())
@@ -96,7 +96,7 @@ def test_cwd_and_env_reach_the_child(fake_cli: FakeCliFactory, tmp_path: Path) -
 
 def test_stdin_none_is_closed_so_a_reader_sees_eof(fake_cli: FakeCliFactory) -> None:
     fake = fake_cli("reader", stdout="done")
-    outcome = run_process_sync(request("reader", timeout_s=5))
+    outcome = anyio.run(run_process, request("reader", timeout_s=5))
     assert outcome.stdout == b"done"
     assert fake.last_call()["stdin"] == ""
 
@@ -110,7 +110,8 @@ def test_prompt_file_delivery(fake_cli: FakeCliFactory, tmp_path: Path) -> None:
         values=PlaceholderValues(channel="grok", prompt_file=prompt_file),
     )
 
-    outcome = run_process_sync(ProcessRequest(tuple(argv), prompt_file=prompt_file, timeout_s=5))
+    outcome = anyio.run(run_process, ProcessRequest(tuple(argv), prompt_file=prompt_file,
+                                                    timeout_s=5))
 
     assert outcome.succeeded
     call = fake.last_call()
@@ -121,7 +122,7 @@ def test_prompt_file_delivery(fake_cli: FakeCliFactory, tmp_path: Path) -> None:
 
 def test_missing_prompt_file_is_a_spawn_error(fake_cli: FakeCliFactory, tmp_path: Path) -> None:
     fake = fake_cli("grok", stdout="ok")
-    outcome = run_process_sync(request("grok", prompt_file=tmp_path / "nope.txt"))
+    outcome = anyio.run(run_process, request("grok", prompt_file=tmp_path / "nope.txt"))
     assert outcome.spawn_error is not None and "nope.txt" in outcome.spawn_error
     assert fake.calls() == []
 
@@ -130,7 +131,7 @@ def test_child_that_never_reads_a_10mb_stdin_does_not_hang(fake_cli: FakeCliFact
     fake_cli("lazy", stdout="ok", ignore_stdin=True)
     started = time.monotonic()
 
-    outcome = run_process_sync(request("lazy", stdin=b"p" * (10 * 1024 * 1024), timeout_s=5))
+    outcome = anyio.run(run_process, request("lazy", stdin=b"p" * (10 * 1024 * 1024), timeout_s=5))
 
     assert outcome.rc == 0 and outcome.stdout == b"ok" and not outcome.timed_out
     assert time.monotonic() - started < 3
@@ -140,7 +141,7 @@ def test_child_that_never_reads_stdin_and_lingers_still_settles(
     fake_cli: FakeCliFactory,
 ) -> None:
     fake_cli("lazy", stdout="late", ignore_stdin=True, sleep=0.3)
-    outcome = run_process_sync(request("lazy", stdin=b"p" * (4 * 1024 * 1024), timeout_s=5))
+    outcome = anyio.run(run_process, request("lazy", stdin=b"p" * (4 * 1024 * 1024), timeout_s=5))
     assert outcome.rc == 0 and outcome.stdout == b"late"
 
 
@@ -148,7 +149,7 @@ def test_output_before_reading_input_does_not_deadlock(fake_cli: FakeCliFactory)
     fake = fake_cli("chatty", stdout="end", stdout_before_stdin=1024 * 1024)
     prompt = b"q" * (4 * 1024 * 1024)
 
-    outcome = run_process_sync(request("chatty", stdin=prompt, timeout_s=10))
+    outcome = anyio.run(run_process, request("chatty", stdin=prompt, timeout_s=10))
 
     assert outcome.rc == 0 and not outcome.timed_out
     assert outcome.stdout_bytes == 1024 * 1024 + 3
@@ -165,7 +166,7 @@ def test_50mb_stdout_is_capped_in_memory_and_on_disk(
 
     tracemalloc.start()
     try:
-        outcome = run_process_sync(request(
+        outcome = anyio.run(run_process, request(
             "flood", stdout_path=out_file, max_capture_bytes=cap, timeout_s=30,
         ))
         _, peak = tracemalloc.get_traced_memory()
@@ -183,13 +184,13 @@ def test_50mb_stdout_is_capped_in_memory_and_on_disk(
 
 def test_stdout_without_cap_is_never_truncated(fake_cli: FakeCliFactory) -> None:
     fake_cli("big", print_bytes=3 * 1024 * 1024)
-    outcome = run_process_sync(request("big"))
+    outcome = anyio.run(run_process, request("big"))
     assert len(outcome.stdout) == 3 * 1024 * 1024 and not outcome.truncated
 
 
 def test_stderr_is_capped_keeping_the_head(fake_cli: FakeCliFactory) -> None:
     fake_cli("noisy", stderr="E" * 5000)
-    outcome = run_process_sync(request("noisy", max_stderr_bytes=1000))
+    outcome = anyio.run(run_process, request("noisy", max_stderr_bytes=1000))
     assert outcome.stderr == b"E" * 1000 and outcome.stderr_truncated
 
 
@@ -198,8 +199,8 @@ def test_stderr_suppress_and_passthrough(
 ) -> None:
     fake_cli("loud", stderr="from-the-child", exit_code=2)
 
-    suppressed = run_process_sync(request("loud", stderr="suppress"))
-    passed = run_process_sync(request("loud", stderr="passthrough"))
+    suppressed = anyio.run(run_process, request("loud", stderr="suppress"))
+    passed = anyio.run(run_process, request("loud", stderr="passthrough"))
 
     assert suppressed.stderr == b"" and passed.stderr == b""
     assert suppressed.rc == passed.rc == 2
@@ -209,13 +210,13 @@ def test_stderr_suppress_and_passthrough(
 def test_utf8_split_across_reads_decodes_once(fake_cli: FakeCliFactory) -> None:
     text = "é" * 200_000  # 400 000 bytes: many pipe reads, some split inside a character
     fake_cli("accents", stdout=text)
-    outcome = run_process_sync(request("accents"))
+    outcome = anyio.run(run_process, request("accents"))
     assert outcome.stdout_text() == text
 
 
 def test_self_inflicted_signal_is_reported_without_timeout(fake_cli: FakeCliFactory) -> None:
     fake_cli("crash", stdout="x", kill_self=int(signal.SIGKILL))
-    outcome = run_process_sync(request("crash"))
+    outcome = anyio.run(run_process, request("crash"))
     assert outcome.rc is None and outcome.killed_by == signal.SIGKILL
     assert not outcome.timed_out
     assert outcome.exit_message().startswith("Process exited with code null")
@@ -223,32 +224,26 @@ def test_self_inflicted_signal_is_reported_without_timeout(fake_cli: FakeCliFact
 
 def test_dispatch_returns_only_after_the_child_finishes(fake_cli: FakeCliFactory) -> None:
     fake_cli("slowish", stdout="ok", sleep=0.4)
-    outcome = run_process_sync(request("slowish"))
+    outcome = anyio.run(run_process, request("slowish"))
     assert outcome.elapsed_s >= 0.35 and outcome.stdout == b"ok"
 
 
 def test_closing_stdout_early_still_waits_for_exit(fake_cli: FakeCliFactory) -> None:
     fake_cli("closer", close_stdout_early=True, sleep=0.3, exit_code=4)
-    outcome = run_process_sync(request("closer"))
+    outcome = anyio.run(run_process, request("closer"))
     assert outcome.rc == 4 and outcome.elapsed_s >= 0.25 and outcome.stdout == b""
 
 
-def test_on_spawn_receives_the_pid_and_groups_are_tracked(fake_cli: FakeCliFactory) -> None:
+def test_on_spawn_receives_the_pid(fake_cli: FakeCliFactory) -> None:
     fake = fake_cli("tracked", stdout="ok")
-    seen: list[tuple[int, bool]] = []
+    seen: list[int] = []
 
     async def main() -> None:
-        from mmr.process.subprocess import run_process
-
-        def on_spawn(pid: int) -> None:
-            seen.append((pid, pid in live_process_groups()))
-
-        await run_process(request("tracked"), on_spawn=on_spawn)
+        await run_process(request("tracked"), on_spawn=seen.append)
 
     anyio.run(main)
 
-    assert seen == [(fake.last_call()["pid"], True)]
-    assert seen[0][0] not in live_process_groups()
+    assert seen == [fake.last_call()["pid"]]
 
 
 def test_on_spawn_failure_stops_the_child_and_propagates(fake_cli: FakeCliFactory) -> None:
@@ -256,8 +251,6 @@ def test_on_spawn_failure_stops_the_child_and_propagates(fake_cli: FakeCliFactor
     spawned: list[int] = []
 
     async def main() -> None:
-        from mmr.process.subprocess import run_process
-
         def on_spawn(pid: int) -> None:
             spawned.append(pid)
             raise OSError("disk full")
@@ -269,7 +262,6 @@ def test_on_spawn_failure_stops_the_child_and_propagates(fake_cli: FakeCliFactor
         anyio.run(main)
     assert time.monotonic() - started < 3
     assert wait_until_gone(spawned[0], timeout=2)
-    assert spawned[0] not in live_process_groups()
 
 
 def test_request_display_hides_env_values_and_prompt() -> None:
@@ -309,7 +301,7 @@ def test_request_is_immutable() -> None:
 
 
 def test_sync_helper_runs_a_plain_probe() -> None:
-    outcome = run_process_sync(ProcessRequest(argv=(sys.executable, "-c", "print('ok')")))
+    outcome = anyio.run(run_process, ProcessRequest(argv=(sys.executable, "-c", "print('ok')")))
     assert outcome.stdout == b"ok\n" and outcome.rc == 0
 
 
@@ -328,8 +320,8 @@ def test_give_up_stops_a_child_stuck_retrying_before_its_timeout(tmp_path: Path)
             return b"".join(seen).count(b"waiting for network") >= 3
         return watch
 
-    outcome = run_process_sync(request("sh", str(script), timeout_s=60, give_up=give_up()))
+    outcome = anyio.run(run_process, request("sh", str(script), timeout_s=60, give_up=give_up()))
     assert outcome.gave_up and not outcome.timed_out and outcome.rc is None
     assert outcome.stderr_text().count("waiting for network") == 3
-    settled = run_process_sync(request("sh", "-c", "echo fine >&2", give_up=give_up()))
+    settled = anyio.run(run_process, request("sh", "-c", "echo fine >&2", give_up=give_up()))
     assert not settled.gave_up and settled.rc == 0

@@ -6,18 +6,23 @@ import json
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.config.paths import jobs_dir
 from mmr.dispatch.versions import (
-    cli_version,
+    cli_version_async,
     cli_versions,
     record_cli_versions,
 )
 from mmr.store.jobs import JobStore
 from mmr.store.records import ChannelJobEntry
 from tests.fakes.plugin import FakeCliFactory
+
+
+def cli_version(channel: SubprocessChannel | HttpChannel) -> str | None:
+    return anyio.run(cli_version_async, channel)
 
 
 def channel(command: str) -> SubprocessChannel:

@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.dispatch.http import probe_http_channel, probe_http_channel_sync
+from mmr.dispatch.http import probe_http_channel
 from mmr.dispatch.plan import AuthResult
 from tests.integration.http.conftest import KEY, FakeServer, http_channel
 
@@ -17,8 +17,11 @@ ENV = {"TEST_KEY": KEY}
 
 def _probe(channel: HttpChannel, env: dict[str, str] | None = None,
            timeout_s: float | None = None) -> AuthResult:
-    return probe_http_channel_sync("local", channel, timeout_s=timeout_s,
-                                   env=ENV if env is None else env)
+    async def probe() -> AuthResult:
+        return await probe_http_channel("local", channel, timeout_s=timeout_s,
+                                        env=ENV if env is None else env)
+
+    return anyio.run(probe)
 
 
 def test_probe_gets_the_derived_models_url_with_the_key(http_server: FakeServer) -> None:

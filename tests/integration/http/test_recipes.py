@@ -19,7 +19,7 @@ import anyio
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.config.loaded import LoadedConfig, WorkingTree
 from mmr.config.loader import load_config
-from mmr.dispatch.http import probe_http_channel_sync, run_http_channel, wants_json_reply
+from mmr.dispatch.http import probe_http_channel, run_http_channel, wants_json_reply
 from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.models import ParsedOutput
 from mmr.parsers import parse_channel_output
@@ -99,7 +99,7 @@ def test_ollama_channel_dispatches_and_probes_against_a_live_server(
     assert request.json()["model"] == "qwen2.5-coder:14b"
     assert request.json()["response_format"]["type"] == "json_schema"  # request.json_schema
     assert request.header("authorization") is None
-    assert probe_http_channel_sync("ollama", channel) == AuthResult("ok")
+    assert anyio.run(probe_http_channel, "ollama", channel) == AuthResult("ok")
     assert http_server.requests[-1].path == "/v1/models"
 
 

@@ -19,7 +19,7 @@ from mmr.parsers.scanners import (
     extract_any_value,
     extract_first_object,
     extract_last_object,
-    scan_balanced,
+    scan_error,
 )
 from mmr.parsers.text import decode_candidate
 from tests.unit.parsers.naive import canonical, naive_any_value, naive_last_object, naive_scan
@@ -130,7 +130,15 @@ def test_first_object_errors() -> None:
         extract_first_object('{"approved": false, "findings": [{"descr')
 
 
-def test_scan_balanced_errors_name_the_kind() -> None:
+def scan_balanced(text: str, start: int) -> str:
+    """The balanced candidate opened at ``start``, or the error a parser raises for it."""
+    result = BracketIndex(text).scan(start)
+    if isinstance(result, Balanced):
+        return text[start : result.end + 1]
+    raise scan_error(text, start, result if isinstance(result, Mismatched) else None)
+
+
+def test_scan_errors_name_the_kind() -> None:
     assert scan_balanced('x [1, {"a": "]"}] y', 2) == '[1, {"a": "]"}]'
     with pytest.raises(UnbalancedError, match="Unbalanced brackets in JSON output"):
         scan_balanced("[1, 2", 0)

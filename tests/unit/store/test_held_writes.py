@@ -41,10 +41,10 @@ def test_a_held_write_is_read_back_and_saved_once_space_returns(
             held.write_text(job / "results.json", "{}")
         assert held.read_text(status) == '{"status": "completed"}'
         assert status.read_text() == '{"status": "running"}'  # the disk keeps the whole old file
-        assert holder.warning is not None and str(status) in holder.warning
+        assert holder.error is not None and str(status) in str(holder.error)
     assert status.read_text() == '{"status": "completed"}'
     assert (job / "results.json").read_text() == "{}"
-    assert holder.warning is None
+    assert holder.error is None
     assert held.holder(status) is None
 
 
@@ -56,6 +56,7 @@ def test_a_write_still_refused_at_the_end_is_the_warning(
     with held.holding(job) as holder:
         held.write_text(job / "job.json", "{}")
         held.remove(job / "missing.log")
-    assert holder.warning is not None
-    assert holder.warning.startswith("mmr: warning: the job could not be saved: cannot write ")
+    assert holder.error is not None
+    assert held.unsaved_warning(holder.error).startswith(
+        "mmr: warning: the job could not be saved: cannot write ")
     assert not (job / "job.json").exists()
