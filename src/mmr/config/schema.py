@@ -156,8 +156,9 @@ class Defaults(ConfigModel):
             "How findings the diff does not cover are gated: those about a repository file "
             "the change does not touch, and unanchored ones (no usable location, a path not "
             "in the repository, a line past the end of the file). `advisory` (default) "
-            "reports them without gating and says so in the verdict line; `block` gates "
-            "them like findings in the diff."
+            "reports them without gating and says so in the verdict line, except that an "
+            "unacknowledged P0 among them turns a pass into `needs-user-decision`; `block` "
+            "gates them like findings in the diff."
         ),
     )
     default_branch: StrictStr | None = Field(default=None, description=DEFAULT_BRANCH_DOC)
