@@ -165,8 +165,9 @@ class Defaults(ConfigModel):
     cache: CacheConfig = Field(
         default_factory=CacheConfig,
         description="The review cache: a channel's parsed reply reused when the same channel "
-                    "gets the same (redacted) prompt again. Failed, timed-out and "
-                    "compensating runs are never cached.")
+                    "gets the same (redacted) prompt again (an HTTP channel: while its "
+                    "server lists the same entry for the model at /models). Failed, "
+                    "timed-out and compensating runs are never cached.")
 
 
 class TemplateConfig(ConfigModel):
