@@ -10,6 +10,8 @@ from functools import cache
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+#: The review prompt's template: assembled into every prompt, recognised in echoed replies.
+CORE_PROMPT_TEMPLATE = "core-prompt.md"
 
 
 @cache

@@ -75,7 +75,8 @@ def explain_text() -> str:
     lines += ["", "The default P2 blocks improvements such as naming and style; set",
               "`fix_threshold: P1` (or pass --fix-threshold P1) to gate on defects only.",
               "Findings outside the diff or without a usable location are reported and,",
-              "unless defaults.outside_diff_findings is `block`, not gated."]
+              "unless defaults.outside_diff_findings is `block`, not gated; a P0 among",
+              "them still makes a would-be pass needs-user-decision (exit 3)."]
     return "\n".join(lines)
 
 

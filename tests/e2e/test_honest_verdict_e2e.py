@@ -76,8 +76,8 @@ def render(repo: GitRepo, job_id: str, fmt: str) -> str:
 def test_findings_outside_the_diff_are_kept_shown_and_not_gated_by_default(
         tmp_path: Path, fake_cli: FakeCliFactory) -> None:
     off = [finding("unknown", "P1"), finding("README.md § Install", "P1"),
-           finding("ledger.py:2", "P0", "Callers in ledger.py now divide by zero"),
-           finding("src/calc.py:2", "P1"), finding("calc.py:5638791", "P0")]
+           finding("ledger.py:2", "P1", "Callers in ledger.py now divide by zero"),
+           finding("src/calc.py:2", "P1"), finding("calc.py:5638791", "P2")]
     repo = setup(tmp_path, fake_cli, {"rev1": {"approved": False, "findings": off},
                                       "rev2": CLEAN})
     code, doc = review(repo)
@@ -95,20 +95,20 @@ def test_findings_outside_the_diff_are_kept_shown_and_not_gated_by_default(
     assert doc["metadata"]["unanchored_count"] == 4
     assert doc["metadata"]["ungated_count"] == 5
     assert doc["outside_diff_gate"] == "advisory"
-    assert "not gated: 1 finding outside the diff (worst P0), 4 unanchored findings (worst P0)" \
+    assert "not gated: 1 finding outside the diff (worst P1), 4 unanchored findings (worst P1)" \
         in doc["summary"]
     assert doc["coverage"]["files"] == 1 and doc["coverage"]["partial"] is False
 
     text = render(repo, doc["job_id"], "text")
     assert "No findings.\n" not in text
     assert "Outside the diff (1)" in text and "Unanchored (4)" in text
-    assert "[P0] ledger.py:2" in text and "[P0] calc.py:5638791" in text
+    assert "[P1] ledger.py:2" in text and "[P2] calc.py:5638791" in text
     assert "Verdict: Review passed — not gated" in text
     assert "Coverage: 1 file(s), +1/-1 line(s); complete" in text
     markdown = render(repo, doc["job_id"], "markdown")
     assert "No findings.\n" not in markdown
     assert "### Outside the diff (1)" in markdown and "### Unanchored (4)" in markdown
-    assert "| P0 | ledger.py:2 |" in markdown
+    assert "| P1 | ledger.py:2 |" in markdown
     sarif = json.loads(render(repo, doc["job_id"], "sarif"))
     places = [(r["properties"]["place"], r["properties"]["location"], r["level"])
               for r in sarif["runs"][0]["results"]]
@@ -123,6 +123,35 @@ def test_findings_outside_the_diff_are_kept_shown_and_not_gated_by_default(
     assert "::warning file=ledger.py,line=2," in github
     rdjsonl = render(repo, doc["job_id"], "rdjsonl").splitlines()
     assert len(rdjsonl) == 5 and all("not gated" in line for line in rdjsonl)
+
+
+def test_a_p0_that_cannot_be_placed_does_not_pass(tmp_path: Path,
+                                                  fake_cli: FakeCliFactory) -> None:
+    # What a real small model wrote for two P0s: neither names a line of the diff.
+    unplaced = [finding("in the diff header", "P0", "The migration drops the users table"),
+                finding("app.db", "P0", "The database file is committed")]
+    repo = setup(tmp_path, fake_cli, {"rev1": {"approved": False, "findings": unplaced},
+                                      "rev2": CLEAN})
+    code, doc = review(repo)
+    assert (code, doc["verdict"]) == (3, "needs-user-decision")
+    assert doc["summary"].startswith("A person must decide — 2 P0 finding(s) could not be "
+                                     "placed in the diff")
+    assert [f["location"] for f in doc["unanchored_findings"]] == ["in the diff header",
+                                                                   "app.db"]
+    text = render(repo, doc["job_id"], "text")
+    assert "[P0] in the diff header" in text and "[P0] app.db" in text
+
+
+def test_a_p0_outside_the_diff_does_not_pass_and_block_still_blocks(
+        tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    outside = {"approved": False, "findings": [finding("ledger.py:2")]}
+    repo = setup(tmp_path, fake_cli, {"rev1": outside, "rev2": CLEAN})
+    code, doc = review(repo)
+    assert (code, doc["verdict"]) == (3, "needs-user-decision")
+    repo = setup(tmp_path / "block", fake_cli, {"rev1": outside, "rev2": CLEAN},
+                 defaults={"outside_diff_findings": "block"})
+    code, doc = review(repo)
+    assert (code, doc["verdict"]) == (2, "blocked")
 
 
 def test_block_gates_findings_outside_the_diff(tmp_path: Path,

@@ -30,6 +30,8 @@ config key               env override                effect
                                                      comma-separated
 ``stdout_file``          ``FAKE_STDOUT_FILE``        reply read from this file
 ``stdout``               ``FAKE_STDOUT``             reply text
+``echo_stdin``           ``FAKE_ECHO_STDIN=N``       print stdin N times before the reply (a CLI
+                                                     that echoes its prompt or transcript)
 ``print_bytes``          ``FAKE_PRINT_BYTES=N``      N bytes of ``x`` on stdout (after reply)
 ``kill_self``            ``FAKE_KILL_SELF=9``        die by this signal at the end
 ``exit_code``            ``FAKE_EXIT``               exit status (default 0)
@@ -67,6 +69,7 @@ _ENV = {
     "counter_file": ("FAKE_COUNTER_FILE", "str"),
     "stdout_file": ("FAKE_STDOUT_FILE", "str"),
     "stdout": ("FAKE_STDOUT", "str"),
+    "echo_stdin": ("FAKE_ECHO_STDIN", "int"),
     "print_bytes": ("FAKE_PRINT_BYTES", "int"),
     "kill_self": ("FAKE_KILL_SELF", "int"),
     "exit_code": ("FAKE_EXIT", "int"),
@@ -208,7 +211,8 @@ def main(config_json: str = "{}") -> int:
         sys.stderr.flush()
     time.sleep(float(config.get("sleep") or 0))
     try:
-        _write_stdout(_reply(config, invocation), int(config.get("print_bytes") or 0))
+        echo = (stdin or b"") * int(config.get("echo_stdin") or 0)
+        _write_stdout(echo + _reply(config, invocation), int(config.get("print_bytes") or 0))
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the reader went away; exit quietly
     if config.get("kill_self"):

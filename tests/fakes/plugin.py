@@ -21,6 +21,7 @@ Keyword arguments (all optional; see ``tests/fakes/fakecli.py`` for the exact or
 - ``stdout_sequence``: replies by invocation (1st call → item 0, …; the last repeats).
 - ``stderr``: text for stderr. ``exit_code``: exit status. ``kill_self``: die by this signal.
 - ``sleep``: seconds to wait before replying. ``print_bytes``: N extra bytes of ``x``.
+- ``echo_stdin``: print the prompt read on stdin this many times before the reply.
 - ``ignore_stdin``: never read stdin. ``stdout_before_stdin``: write N bytes first.
 - ``ignore_sigterm``: only SIGKILL stops it. ``close_stdout_early``: stdout → /dev/null.
 - ``spawn_grandchild``: start a sleeper (same process group, holding stdout) whose pid is
@@ -143,6 +144,7 @@ class FakeCliFactory:
         stdout_before_stdin: int = 0,
         kill_self: int | None = None,
         read_prompt_file: str | None = None,
+        echo_stdin: int = 0,
     ) -> FakeCli:
         record = record_to or self.records_dir / f"{name}.jsonl"
         marker = self.records_dir / f"{name}.grandchild-survived"
@@ -154,7 +156,7 @@ class FakeCliFactory:
             "grandchild_marker": str(marker), "record_to": str(record),
             "print_bytes": print_bytes, "close_stdout_early": close_stdout_early,
             "stdout_before_stdin": stdout_before_stdin, "kill_self": kill_self,
-            "read_prompt_file": read_prompt_file,
+            "read_prompt_file": read_prompt_file, "echo_stdin": echo_stdin,
             "counter_file": str(self.records_dir / f"{name}.count"),
         }
         if isinstance(stdout, bytes):

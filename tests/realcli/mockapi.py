@@ -61,6 +61,8 @@ class MockApi:
     script: dict[str, Reply] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
     models: list[str] = field(default_factory=lambda: ["mock-model"])
+    #: Each listed model's ``created_at``: a server that swaps what a name serves changes it.
+    model_created: str = "2025-01-01T00:00:00Z"
     #: Answer a ``response_format: json_schema`` chat request with 400, as servers without
     #: structured output do.
     reject_json_schema: bool = False
@@ -103,7 +105,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
             data = [{"id": m, "object": "model", "type": "model", "display_name": m,
-                     "created_at": "2025-01-01T00:00:00Z"} for m in self.api.models]
+                     "created_at": self.api.model_created} for m in self.api.models]
             self._json(200, {"object": "list", "data": data, "has_more": False})
         else:
             self._json(404, {"error": {"message": "not found"}})

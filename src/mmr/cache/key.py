@@ -38,9 +38,12 @@ def executable_identity(executable: str | None, path_env: str | None = None) -> 
 
 
 def review_cache_key(*, channel: Mapping[str, object], prompt: str, parser: Mapping[str, object],
-                     executable: str | None, mmr_version: str) -> str:
-    """The hex cache key of one channel run."""
-    material = {
+                     executable: str | None, mmr_version: str,
+                     served_model: str | None = None) -> str:
+    """The hex cache key of one channel run. ``served_model`` (an HTTP channel's model
+    entry as its server lists it) joins the key only when known, so the keys of every
+    other channel stay as they were."""
+    material: dict[str, object] = {
         "v": KEY_VERSION,
         "mmr": mmr_version,
         "channel": redact_channel(channel),
@@ -48,5 +51,7 @@ def review_cache_key(*, channel: Mapping[str, object], prompt: str, parser: Mapp
         "executable": executable,
         "prompt_sha256": hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest(),
     }
+    if served_model is not None:
+        material["served_model"] = served_model
     encoded = json.dumps(material, sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(encoded.encode("ascii")).hexdigest()

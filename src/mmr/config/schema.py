@@ -156,16 +156,18 @@ class Defaults(ConfigModel):
             "How findings the diff does not cover are gated: those about a repository file "
             "the change does not touch, and unanchored ones (no usable location, a path not "
             "in the repository, a line past the end of the file). `advisory` (default) "
-            "reports them without gating and says so in the verdict line; `block` gates "
-            "them like findings in the diff."
+            "reports them without gating and says so in the verdict line, except that an "
+            "unacknowledged P0 among them turns a pass into `needs-user-decision`; `block` "
+            "gates them like findings in the diff."
         ),
     )
     default_branch: StrictStr | None = Field(default=None, description=DEFAULT_BRANCH_DOC)
     cache: CacheConfig = Field(
         default_factory=CacheConfig,
         description="The review cache: a channel's parsed reply reused when the same channel "
-                    "gets the same (redacted) prompt again. Failed, timed-out and "
-                    "compensating runs are never cached.")
+                    "gets the same (redacted) prompt again (an HTTP channel: while its "
+                    "server lists the same entry for the model at /models). Failed, "
+                    "timed-out and compensating runs are never cached.")
 
 
 class TemplateConfig(ConfigModel):

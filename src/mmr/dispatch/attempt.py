@@ -10,15 +10,17 @@ what happened                            status     file written
 exit 0 with at least one byte of stdout  completed  ``<ch>.json`` (the stdout)
 exit 0 with no stdout, exit N, a signal  failed     (log text: stderr, else the exit line)
 the executable or cwd is missing         failed     (log text: ``spawn <cmd> ENOENT``)
-stdout over ``MAX_REPLY_BYTES``          failed     (log text: the size; ``<ch>.stdout`` kept)
+stdout over ``MAX_REPLY_BYTES``          failed     (log text: the size; redacted head kept)
 the deadline fired first                 timeout    (log text: captured stderr, if any)
 stderr repeats a stuck-retry line        failed     (log text: why mmr stopped it, stderr)
 =======================================  =========  =======================================
 
-Stdout is streamed to ``<ch>.stdout`` while the child runs; only its head (the parse cap)
-stays in memory and on disk, the rest is drained and counted, so a runaway channel can
-exhaust neither mmr's memory nor the disk; the spool file is
-removed as soon as the reply is known to fit.
+Stdout is read into memory up to its head (the parse cap); the rest is drained and
+counted, so a runaway channel can exhaust neither mmr's memory nor the disk. Nothing of a
+reply reaches the disk before it is redacted, however the run ends: a reply that fits goes
+to ``<ch>.json`` redacted; the head of one too large to parse goes to ``<ch>.stdout``,
+redacted and cut at its last whitespace (a credential cut in two at the cap would not be
+recognised); a killed or timed-out run leaves only its redacted log.
 
 The log text is returned, not written: the caller writes ``<ch>.log`` once the channel is
 final, after any re-dispatch, so the log describes the outcome that stands.
@@ -47,8 +49,11 @@ from mmr.secrets.credentials import redact_credentials
 from mmr.store.records import iso_timestamp
 
 #: The most stdout mmr keeps in memory and parses from one reply; the rest of a longer
-#: one is only streamed to ``<ch>.stdout`` (a real review is well under 1 MiB).
+#: one is counted and dropped (a real review is well under 1 MiB).
 MAX_REPLY_BYTES = 16 * 1024 * 1024
+#: The kept head of a reply too large to parse ends at the last of these: a credential
+#: cut in two at the cap would not be recognised, so its first part is not kept.
+_WORD_BREAKS = (" ", "\n", "\t", "\r")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +79,8 @@ def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
 
 def too_large_log(outcome: ProcessOutcome, spool: Path | None) -> str:
     """The log of a reply over :data:`MAX_REPLY_BYTES` (never a silent cut)."""
-    where = f"; its first {MAX_REPLY_BYTES} bytes are in {spool}" if spool is not None else ""
-    if outcome.output_error is not None:  # a full disk cut the spool short
-        where = f"; {outcome.output_error}, so {spool} holds less"
+    where = (f"; its first {MAX_REPLY_BYTES} bytes, redacted and cut at the last "
+             f"whitespace, are in {spool}") if spool is not None else ""
     return (f"stdout was {outcome.stdout_bytes} bytes, over the {MAX_REPLY_BYTES} bytes mmr "
             f"reads from a reply, so it was not parsed{where}")
 
@@ -130,25 +134,26 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
             tuple(argv), cwd=posture.cwd, env=posture.env,
             stdin=None if prompt_file is not None else plan.prompt.encode("utf-8"),
             prompt_file=prompt_file, timeout_s=plan.timeout_s, stderr=channel.stderr,
-            label=plan.name, stdout_path=spool, max_capture_bytes=MAX_REPLY_BYTES,
+            label=plan.name, max_capture_bytes=MAX_REPLY_BYTES,
             give_up=StuckWatch() if channel.stderr == "capture" else None,
         )
         outcome = await _spawn_then_mark(request, plan, ctx, attempt, started_at)
     finally:
         posture.cleanup()
     result = settle(outcome, started_at, spool, plan.prompt)
-    await in_thread(_keep_reply, ctx, plan.name, result.raw, discard_spool=not outcome.truncated)
+    head = outcome.stdout_text() if outcome.truncated else None
+    await in_thread(_keep_reply, ctx, plan.name, result.raw, head)
     return result
 
 
-def _keep_reply(ctx: DispatchContext, channel: str, raw: str | None, *,
-                discard_spool: bool) -> None:
-    """One worker-thread hop: drop the stdout spool when the reply is in memory (it goes to
-    ``<ch>.json``), then write the redacted reply."""
-    if discard_spool:
-        ctx.store.discard_stdout_spool(ctx.job_id, channel)
+def _keep_reply(ctx: DispatchContext, channel: str, raw: str | None, head: str | None) -> None:
+    """One worker-thread hop: the redacted reply to ``<ch>.json``, or the redacted head of
+    a reply too large to parse to ``<ch>.stdout``."""
     if raw is not None:
         ctx.store.write_channel_output(ctx.job_id, channel, redact_credentials(raw)[0])
+    if head is not None:
+        whole_words = head[: max(map(head.rfind, _WORD_BREAKS)) + 1]
+        ctx.store.write_stdout_head(ctx.job_id, channel, redact_credentials(whole_words)[0])
 
 
 async def _spawn_then_mark(request: ProcessRequest, plan: ChannelPlan, ctx: DispatchContext,

@@ -31,7 +31,8 @@ def cache_key(plan: ChannelPlan, ctx: DispatchContext) -> str | None:
     return review_cache_key(
         channel=channel.model_dump(mode="json"), prompt=plan.prompt,
         parser={"kind": parser} if isinstance(parser, str) else parser.model_dump(mode="json"),
-        executable=executable_identity(token) if token else None, mmr_version=__version__)
+        executable=executable_identity(token) if token else None, mmr_version=__version__,
+        served_model=plan.served_model)
 
 
 async def replay(plan: ChannelPlan, ctx: DispatchContext, key: str) -> RoundResult | None:

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.dispatch.http_request import served_models
+from mmr.dispatch.http_request import served_model_entry, served_models
 from mmr.dispatch.http_security import (
     ApiKeyMissingError,
     PreparedHeaders,
@@ -88,7 +88,7 @@ def _model_listed(name: str, channel: HttpChannel, body: bytes | None) -> AuthRe
     """mmr addition: a server that lists its models must list the channel's."""
     served = served_models(body)
     if served is None or channel.model in served:
-        return AuthResult("ok")
+        return AuthResult("ok", served_model=served_model_entry(body, channel.model))
     # Model ids are the server's words: control and bidi characters shown, never sent on.
     shown = ", ".join(visible_controls(model) for model in served[:10])
     shown += ", …" if len(served) > 10 else ""

@@ -95,6 +95,16 @@ def usage_telemetry(body: bytes | None) -> Telemetry | None:
     return Telemetry.model_validate(kept) if kept else None
 
 
+def served_model_entry(body: bytes | None, model: str) -> str | None:
+    """``model``'s own entry of a ``/v1/models`` listing as canonical JSON; None if absent."""
+    data = _json(body)
+    entries = data.get("data") if isinstance(data, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        if isinstance(entry, dict) and entry.get("id") == model:
+            return json.dumps(entry, sort_keys=True, ensure_ascii=True, default=str)
+    return None
+
+
 def served_models(body: bytes | None) -> list[str] | None:
     """The ids of a ``/v1/models`` listing (``{"data": [{"id": ...}]}``); None if not one."""
     data = _json(body)

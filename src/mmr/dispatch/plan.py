@@ -35,6 +35,10 @@ class ChannelPlan:
     timeout_s: float  #: already resolved (an explicit ``--timeout`` wins — Decisions)
     output_parser: ParserSpec  #: after the findings-schema coercion; what the job records
     compensator: str | None = None  #: for a compensating pass: the channel that runs it
+    #: An HTTP channel's model entry as its server listed it at the auth probe (canonical
+    #: JSON): part of the review cache key, so a reply is reused only while the server
+    #: still serves what it served.
+    served_model: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,8 @@ class AuthResult:
     #: The job status when it is not the usual one for ``status`` (an unreachable HTTP
     #: endpoint is ``failed``, not ``auth_failed``).
     channel_status: ChannelStatus | None = None
+    #: An HTTP channel's model entry from its server's ``/models`` listing (canonical JSON).
+    served_model: str | None = None
 
 
 EventSink = Callable[[ChannelEvent], None]

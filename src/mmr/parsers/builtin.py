@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mmr.models import ParsedOutput
+from mmr.parsers.echo import after_echo
 from mmr.parsers.errors import ParseError
 from mmr.parsers.registry import register_parser
 from mmr.parsers.scanners import extract_first_object, extract_last_object, top_level_objects
@@ -87,7 +88,7 @@ def parse_default(raw: str) -> ParsedOutput:
     with a clean ``{"approved": true, "findings": []}`` and then reports its findings is
     judged on the findings. With a single candidate MMR 4.0.1's rule stands.
     """
-    text = strip_markdown_fences(raw)
+    text = strip_markdown_fences(after_echo(raw))
     bare = bare_findings_array(text)
     if bare is not None:
         return bare
@@ -118,7 +119,7 @@ def _first_object_reply(text: str, candidate: str, value: Any) -> ParsedOutput:
 @register_parser("default-last")
 def parse_default_last(raw: str) -> ParsedOutput:
     """Like ``default``, but the last complete object wins (schema-constrained output)."""
-    text = strip_markdown_fences(raw)
+    text = strip_markdown_fences(after_echo(raw))
     bare = bare_findings_array(text)
     if bare is not None:
         return bare
@@ -127,18 +128,21 @@ def parse_default_last(raw: str) -> ParsedOutput:
 
 @register_parser("gemini")
 def parse_gemini(raw: str) -> ParsedOutput:
-    """Unwrap ``{"response": "<reply>"}`` when present, else read the object itself."""
-    candidate = fix_trailing_commas(extract_first_object(strip_markdown_fences(raw)))
-    try:
-        outer = decode_json(candidate)
-        response = outer.get("response") if isinstance(outer, dict) else None
-        if isinstance(response, str):
-            return parse_default(response)
-        return lenient_reply(outer)
-    except Exception:
-        # As in MMR 4.0.1, any failure re-parses the original text with `default`.
-        # With the missing-findings rule that no longer hides an unparseable response.
-        return parse_default(raw)
+    """Unwrap ``{"response": "<reply>"}`` when present, else read the reply as ``default``.
+
+    The envelope is the last top-level object holding a ``response`` string. MMR 4.0.1
+    takes the first object, which in a reply that echoes its prompt is the prompt's
+    Output Format example; with one object in the reply both rules read the same.
+    """
+    text = strip_markdown_fences(after_echo(raw))
+    envelopes = [value["response"] for value in top_level_objects(text)
+                 if isinstance(value.get("response"), str)] if '"response"' in text else []
+    if envelopes:
+        try:
+            return parse_default(envelopes[-1])
+        except Exception:  # noqa: S110 - as MMR 4.0.1 does: re-read the whole reply
+            pass
+    return parse_default(text)
 
 
 NOT_AN_ARRAY = (

@@ -9,6 +9,7 @@ from typing import Any
 
 from mmr.models import ParsedOutput, ParseFailure
 from mmr.parsers.answer import check_answer
+from mmr.parsers.echo import after_echo
 from mmr.parsers.errors import GateFailedError
 from mmr.parsers.limits import apply_reply_limits
 from mmr.parsers.markdown_findings import parse_markdown_findings
@@ -40,10 +41,10 @@ def run_spec(raw: str, spec: ParserSpec, *, repo_root: Path | None = None) -> Pa
         return get_parser(spec)(raw)
     if isinstance(spec, UnwrapJsonpathSpec):
         return run_spec(unwrap_payload(raw, spec), spec.then, repo_root=repo_root)
-    if isinstance(spec, RegexFindingsSpec):
-        return parse_regex_findings(raw, spec)
+    if isinstance(spec, RegexFindingsSpec):  # the named JSON parsers cut an echo themselves
+        return parse_regex_findings(after_echo(raw), spec)
     if isinstance(spec, MarkdownFindingsSpec):
-        return parse_markdown_findings(raw, spec, repo_root=repo_root)
+        return parse_markdown_findings(after_echo(raw), spec, repo_root=repo_root)
     if isinstance(spec, AnswerSpec):
         return Answer(check_answer(raw, spec))
     raise ValueError(f"Unsupported output_parser kind: {getattr(spec, 'kind', spec)}")

@@ -12,10 +12,9 @@ import re
 from collections.abc import Sequence
 from functools import cache
 
-from mmr.resources import read_template
+from mmr.resources import CORE_PROMPT_TEMPLATE, read_template
 from mmr.severity import prompt_definitions
 
-CORE_PROMPT_TEMPLATE = "core-prompt.md"
 PROMPT_PLACEHOLDER = "{{prompt}}"
 SECTION_SEPARATOR = "\n\n"
 _BACKTICK_RUN = re.compile(r"`+")

@@ -186,6 +186,22 @@ def _ungated_note(off: OffDiff, fix_threshold: Severity) -> tuple[str, int]:
             "gates them"), total
 
 
+def _unplaced_p0(decision: Decision, off: OffDiff) -> Decision:
+    """A would-be pass becomes ``needs-user-decision`` while a P0 sits outside the diff.
+
+    Small models write locations such as ``in the diff header`` or a file the change does
+    not touch for real defects; left advisory, the worst finding of a review could end in
+    exit 0. The lesser severities stay advisory.
+    """
+    unplaced = [f for f in (*off.outside_diff, *off.unanchored)
+                if f.severity == "P0" and not f.acknowledged]
+    if not unplaced or not is_approved(decision.verdict):
+        return decision
+    summary = (f"A person must decide — {len(unplaced)} P0 finding(s) could not be placed in "
+               "the diff")
+    return Decision("needs-user-decision", summary, decision.blocking)
+
+
 def build_results(
     per_channel: Mapping[str, ChannelResult],
     findings: Sequence[ReconciledFinding],
@@ -207,6 +223,7 @@ def build_results(
     note, ungated = ("", 0)
     if job.outside_diff_gate == "advisory" and counts.completed:
         note, ungated = _ungated_note(off, job.fix_threshold)
+        decision = _unplaced_p0(decision, off)
     compensating = sum(name.startswith(COMPENSATING_PREFIX) for name in per_channel)
     metadata = ResultsMetadata(
         channels_dispatched=counts.channels,

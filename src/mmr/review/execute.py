@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -124,7 +125,8 @@ def review_cache(config: CacheConfig) -> ReviewCache | None:
 def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
                  io: ReviewIO) -> None:
     """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
-    plans = [r.planned.plan for r in gate if r.passed and r.planned.plan is not None]
+    plans = [replace(r.planned.plan, served_model=r.auth.served_model if r.auth else None)
+             for r in gate if r.passed and r.planned.plan is not None]
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
                           parallel=job_plan.loaded.defaults.parallel, on_event=io.progress,
                           cache=review_cache(job_plan.loaded.defaults.cache))

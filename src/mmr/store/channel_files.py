@@ -74,13 +74,13 @@ class ChannelFiles:
         return path
 
     def stdout_spool_path(self, job_id: str, channel: str) -> Path:
-        """``<ch>.stdout``, where a running channel's raw stdout is streamed (its directory
-        is created private). The dispatcher removes it once the reply is in ``<ch>.json``
-        and keeps it only for a reply too large to parse."""
+        """``<ch>.stdout``, where the head of a reply too large to parse is kept (its
+        directory is created private)."""
         return self._write_target(job_id, channel, ".stdout")
 
-    def discard_stdout_spool(self, job_id: str, channel: str) -> None:
-        held.remove(self._channel_path(job_id, channel, ".stdout"))
+    def write_stdout_head(self, job_id: str, channel: str, text: str) -> None:
+        """``<ch>.stdout``: the head of a reply too large to parse, already redacted."""
+        held.write_text(self._write_target(job_id, channel, ".stdout"), text, durable=False)
 
     def clear_attempt(self, job_id: str, channel: str) -> None:
         """Delete output, log, pid and spool before a retry, so nothing stale can pass a gate."""

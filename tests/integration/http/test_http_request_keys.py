@@ -121,6 +121,22 @@ def test_doctor_checks_the_model_against_v1_models(api: MockApi, repo: GitRepo,
     assert row["status"] == "ok"
 
 
+def test_a_cached_reply_is_reused_only_while_the_server_serves_the_same_model(
+        api: MockApi, repo: GitRepo, run_mmr: RunMmr) -> None:
+    configure(channel(api))
+
+    def chats() -> int:
+        return sum(r.path.endswith("/chat/completions") for r in api.requests)
+
+    first = review(run_mmr, repo, "--format", "json").json()["per_channel"]["llm"]
+    again = review(run_mmr, repo, "--format", "json").json()["per_channel"]["llm"]
+    assert (first.get("cached"), again.get("cached"), chats()) == (None, True, 1)
+    api.model_created = "2026-06-01T00:00:00Z"  # the same name now serves other weights
+    swapped = review(run_mmr, repo, "--format", "json").json()["per_channel"]["llm"]
+    assert (swapped.get("cached"), chats()) == (None, 2)
+    assert review(run_mmr, repo, "--format", "json").json()["per_channel"]["llm"]["cached"]
+
+
 def _recipe_channel(doc: str, api: MockApi) -> tuple[str, dict[str, Any]]:
     text = (RECIPES / doc).read_text(encoding="utf-8")
     block = re.findall(r"^```yaml\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)[0]
