@@ -293,15 +293,27 @@ def diff(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = ()) -> str:
     if not marked:
         return patch
     try:
-        as_text = _text(_git(["diff", *_DIFF_OPTIONS, "--text", *scope.revision_args(), "--",
-                              *_top_pathspecs("top,literal", marked)],
-                             cwd, timeout=DIFF_TIMEOUT))
-    except GitError:  # too big to show: those files stay listed as binary
-        return patch
+        as_text = _text_diff(scope, cwd, marked)
+    except GitError:  # over the output cap: file by file, so one huge file hides no other
+        as_text = "".join(_text_diff_or_nothing(scope, cwd, path) for path in marked)
     shown = {header: section for header, section in _sections(as_text)
              if "\0" not in section}
     return "".join(shown.get(header, section) if _BINARY_SECTION.search(section) else section
                    for header, section in _sections(patch))
+
+
+def _text_diff(scope: DiffScope, cwd: Path, paths: Sequence[str]) -> str:
+    args = ["diff", *_DIFF_OPTIONS, "--text", *scope.revision_args(), "--",
+            *_top_pathspecs("top,literal", paths)]
+    return _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
+
+
+def _text_diff_or_nothing(scope: DiffScope, cwd: Path, path: str) -> str:
+    """One file's text diff, or nothing when even it is over the cap (it stays binary)."""
+    try:
+        return _text_diff(scope, cwd, [path])
+    except GitError:
+        return ""
 
 
 _BINARY_SECTION = re.compile(r"^(Binary files .* differ|GIT binary patch)$", re.MULTILINE)

@@ -138,4 +138,22 @@ def test_a_genuinely_binary_file_stays_binary(tmp_path: Path, fake_cli: FakeCliF
     prompt = fake.last_call()["stdin"]
     assert "Binary files a/logo.png and b/logo.png differ" in prompt
     assert SHOWN in prompt and "\0" not in prompt
-    assert json.loads(result.stdout)["verdict"] == "pass"
+    document = json.loads(result.stdout)
+    assert document["verdict"] == "pass"
+    assert document["coverage"]["binary_files"] == ["logo.png"]  # listed: not reviewed
+    text = review(repo, "--format", "text")
+    assert "1 binary file(s) not reviewed" in text.stdout, text.stdout
+
+
+def test_a_huge_binary_file_does_not_hide_the_text_beside_it(
+        tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    """Over 10 MiB as text, the blob stays binary; the `-diff` code next to it is shown."""
+    fake = reviewer(fake_cli)
+    repo = branch_with(tmp_path, {".gitattributes": "*.py -diff\n"}, "working tree")
+    blob = bytes(range(256)) * (11 * 4096)
+    repo.commit({"data.bin": blob})
+    repo.write({"data.bin": None})  # deleted: its text diff is every line, over 10 MiB
+    result = review(repo)
+    assert result.returncode == 0, result.stderr
+    assert SHOWN in fake.last_call()["stdin"]
+    assert json.loads(result.stdout)["coverage"]["binary_files"] == ["data.bin"]
