@@ -5,6 +5,10 @@ Each call runs without a shell, in a given directory, with a scrubbed environmen
 what it prints. A failure becomes a :class:`~mmr.errors.GitError` whose message names
 the command and the fix. Nothing here changes the work tree or what is staged (``git
 diff`` may still refresh the index's stat cache, as it does for any user).
+
+The repository under review is not trusted, nor its git config (``.git/config`` and what
+it includes) nor its ``.gitattributes``: no git call here runs a program they name, and
+a diff shows the real text whatever they say (docs/trust.md, "Git").
 """
 
 from __future__ import annotations
@@ -38,9 +42,27 @@ _FIXED_VARS = {
     "GIT_PAGER": "cat", "PAGER": "cat", "GH_PAGER": "cat", "GH_PROMPT_DISABLED": "1",
     "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1",
 }
-# Canonical patch text whatever the user's diff.* settings say.
-_DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-relative", "--src-prefix=a/",
-                 "--dst-prefix=b/")
+# Canonical patch text whatever the user's diff.* settings say; no textconv driver or
+# external diff program runs, whatever a .gitattributes line or the git config asks for.
+_DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
+                 "--src-prefix=a/", "--dst-prefix=b/")
+# Settings a repository's git config could use to run a program during a read-only command
+# (diff, status, log, show, ls-tree, rev-parse), pinned on every call. Passed as
+# GIT_CONFIG_COUNT entries after the user's own, so they win over every config file and
+# include. Settings only a remote operation reads (core.sshCommand, credential helpers,
+# uploadpack/receivepack) are left alone: none of these commands contacts a remote.
+_PINNED_CONFIG = (
+    ("core.fsmonitor", "false"),          # a hook diff and status run to list changed files
+    ("core.hooksPath", "/dev/null"),      # post-index-change fires when the index is refreshed
+    ("diff.external", ""),                # also --no-ext-diff on every diff
+    ("log.showSignature", "false"),       # would run gpg.program on `git log`
+    ("diff.submodule", "short"),          # no log run inside a submodule
+    ("status.submoduleSummary", "false"),
+    ("core.pager", "cat"),
+)
+# A `filter=NAME` attribute runs `filter.NAME.clean` on working-tree files; every driver
+# the config defines is switched off (an empty command is no filter to git).
+_FILTER_KEYS = re.compile(r"filter\.(.+)\.(clean|smudge|process|required)")
 
 
 def is_safe_ref(ref: str) -> bool:
@@ -67,10 +89,31 @@ class ToolNotFoundError(GitError):
     """``git`` or ``gh`` is not on PATH."""
 
 
-def _child_env() -> dict[str, str]:
+def _child_env(pinned: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_VARS}
     env.update(_FIXED_VARS)
+    count = int(env.get("GIT_CONFIG_COUNT", "0") or "0")
+    for index, (key, value) in enumerate(pinned, start=count):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    if pinned:
+        env["GIT_CONFIG_COUNT"] = str(count + len(pinned))
     return env
+
+
+def _pinned_config(executable: str, cwd: Path) -> list[tuple[str, str]]:
+    """:data:`_PINNED_CONFIG` plus an empty command for every filter driver configured
+    (reading the config runs nothing; a failure here leaves the fixed pins only)."""
+    outcome = run_captured(ProcessRequest(
+        (executable, "config", "--name-only", "-z", "--get-regexp", r"^filter\."),
+        cwd=cwd, env=_child_env(), timeout_s=PROBE_TIMEOUT, label="git",
+        max_capture_bytes=OUTPUT_LIMIT))
+    pinned = list(_PINNED_CONFIG)
+    for key in sorted(set(_text(outcome.stdout).split("\0"))):
+        found = _FILTER_KEYS.fullmatch(key.strip())
+        if found is not None:
+            pinned.append((key.strip(), "false" if found[2] == "required" else ""))
+    return pinned
 
 
 def _first_line(stderr: bytes) -> str:
@@ -92,8 +135,9 @@ def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_fo
         raise ToolNotFoundError(f"'{tool}' not found on PATH (needed {needed_for}); install it, "
                        "or pass the diff with --diff <file>")
     shown = label or f"{tool} {args[0]}"
+    pinned = _pinned_config(executable, cwd) if tool == "git" else ()
     outcome = run_captured(ProcessRequest(
-        (executable, *args), cwd=cwd, env=_child_env(), timeout_s=timeout, label=tool,
+        (executable, *args), cwd=cwd, env=_child_env(pinned), timeout_s=timeout, label=tool,
         max_capture_bytes=OUTPUT_LIMIT, stdin=stdin,
     ))
     if outcome.timed_out:
@@ -232,10 +276,75 @@ def _top_pathspecs(magic: str, patterns: Sequence[str]) -> list[str]:
 
 
 def diff(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = ()) -> str:
-    """The patch for ``scope``, leaving out paths matching the ``exclude`` pathspecs."""
+    """The patch for ``scope``, leaving out paths matching the ``exclude`` pathspecs.
+
+    git calls a file binary when its attributes say so (``-diff``, ``binary``, a driver's
+    ``binary = true``), which a branch can declare for its own code. So each file git
+    printed as binary is diffed again as text, and that text replaces the ``Binary files
+    … differ`` section unless it holds a NUL byte: binary by content, as git's own check
+    without attributes, and then the section stays as git printed it.
+    """
     args = ["diff", *_DIFF_OPTIONS, *scope.revision_args(), "--",
             *_top_pathspecs("top,exclude", exclude)]
+    patch = _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
+    if not _BINARY_SECTION.search(patch):
+        return patch
+    marked = _binary_paths(scope, cwd, exclude)
+    if not marked:
+        return patch
+    try:
+        as_text = _text_diff(scope, cwd, marked)
+    except GitError:  # over the output cap: file by file, so one huge file hides no other
+        as_text = "".join(_text_diff_or_nothing(scope, cwd, path) for path in marked)
+    shown = {header: section for header, section in _sections(as_text)
+             if "\0" not in section}
+    return "".join(shown.get(header, section) if _BINARY_SECTION.search(section) else section
+                   for header, section in _sections(patch))
+
+
+def _text_diff(scope: DiffScope, cwd: Path, paths: Sequence[str]) -> str:
+    args = ["diff", *_DIFF_OPTIONS, "--text", *scope.revision_args(), "--",
+            *_top_pathspecs("top,literal", paths)]
     return _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
+
+
+def _text_diff_or_nothing(scope: DiffScope, cwd: Path, path: str) -> str:
+    """One file's text diff, or nothing when even it is over the cap (it stays binary)."""
+    try:
+        return _text_diff(scope, cwd, [path])
+    except GitError:
+        return ""
+
+
+_BINARY_SECTION = re.compile(r"^(Binary files .* differ|GIT binary patch)$", re.MULTILINE)
+
+
+def _sections(patch: str) -> list[tuple[str, str]]:
+    """``patch`` cut into per-file sections, each keyed by its ``diff --git`` line."""
+    starts = [m.start() for m in re.finditer(r"^diff --git ", patch, re.MULTILINE)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    bounds = [*starts[1:], len(patch)]
+    return [(patch[start:patch.find("\n", start) + 1 or end], patch[start:end])
+            for start, end in zip(starts, bounds, strict=True)]
+
+
+def _binary_paths(scope: DiffScope, cwd: Path, exclude: Sequence[str]) -> list[str]:
+    """Both paths of every file ``git diff --numstat`` counts as binary (``-`` counts)."""
+    args = ["diff", "--numstat", "-z", "--no-ext-diff", "--no-textconv", "--no-relative",
+            *scope.revision_args(), "--", *_top_pathspecs("top,exclude", exclude)]
+    fields = _text(_git(args, cwd, timeout=DIFF_TIMEOUT)).split("\0")
+    paths: list[str] = []
+    index = 0
+    while index < len(fields):
+        added, _, rest = fields[index].partition("\t")
+        deleted, _, path = rest.partition("\t")
+        index += 1
+        names = [path] if path else fields[index:index + 2]  # a rename: two more fields
+        index += 0 if path else 2
+        if added == "-" and deleted == "-":
+            paths += [name for name in names if name]
+    return sorted(set(paths))
 
 
 def diff_paths(scope: DiffScope, cwd: Path, *, only: Sequence[str]) -> list[str]:
@@ -249,7 +358,7 @@ def diff_paths(scope: DiffScope, cwd: Path, *, only: Sequence[str]) -> list[str]
 
 def diff_stat(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = ()) -> str:
     """``git diff --stat`` for ``scope``, leaving out paths matching ``exclude``."""
-    args = ["diff", "--stat", "--no-color", "--no-ext-diff", "--no-relative",
+    args = ["diff", "--stat", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
             *scope.revision_args(), "--", *_top_pathspecs("top,exclude", exclude)]
     return _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
 
@@ -267,7 +376,7 @@ def show_file(ref: str, path: str, cwd: Path) -> str:
     clean = safe_repo_path(path)
     if not is_safe_ref(ref) or clean is None:
         raise GitError(f"refusing to read {ref}:{path}: not a plain ref and repository path")
-    return _text(_git(["show", f"{ref}:{clean}"], cwd))
+    return _text(_git(["show", "--no-textconv", f"{ref}:{clean}"], cwd))
 
 
 @dataclass(frozen=True)

@@ -201,6 +201,9 @@ class Coverage(_Model):
     excluded_files: list[str] = Field(default_factory=list)
     channels: list[ChannelCoverage] = Field(default_factory=list)
     partial: bool = False
+    #: Changed files the diff holds only as ``Binary files … differ`` (binary by content):
+    #: no reviewer read them. Omitted when there are none.
+    binary_files: list[str] | None = None
 
 
 _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})

@@ -47,6 +47,10 @@ def explore(
         "--format", help="text (the answer) or json.")] = "text",
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print roots, channels, prompt and argv; run nothing.")] = False,
+    trust_project_config: Annotated[bool, typer.Option(
+        "--trust-project-config",
+        help="Run the channels of the branch's own .mmr.yaml (after you have read it).")
+    ] = False,
 ) -> int:
     """Ask explore channels where something lives in the code; get a cited answer."""
     from mmr.explore.run import ExploreRequest, run_explore, write_out
@@ -55,7 +59,7 @@ def explore(
         roots=tuple(root or ()), prompt_file=prompt_file, question=question, out=out,
         breadth=breadth, channels=None if channels is None else tuple(channels),
         max_turns=max_turns, timeout=timeout, m3=m3, effort=effort, format=fmt,
-        dry_run=dry_run,
+        dry_run=dry_run, trust_project_config=trust_project_config,
     )
     cwd = Path.cwd()
     outcome = run_explore(request, cwd, stderr_line)

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import anyio
 
-from mmr.config.loaded import LoadedConfig, WorkingTree
-from mmr.config.loader import load_config
+from mmr.config.loaded import LoadedConfig
 from mmr.config.paths import find_project_root
 from mmr.config.selection import select_channels
 from mmr.config.wrapper import resolve_prompt_wrapper
+from mmr.config_edit.scope import load_for_probes
 from mmr.dispatch.auth import auth_status_to_channel_status, check_channels
 from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.errors import ChannelSelectionError, MmrError, UsageError
@@ -65,6 +65,7 @@ class ExploreRequest:
     effort: str | None = None
     format: str = "text"
     dry_run: bool = False
+    trust_project_config: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,10 @@ def run_explore(request: ExploreRequest, cwd: Path, notice: Notice) -> ExploreOu
     question = read_question(request.prompt_file, request.question, cwd)
     prompt = explore_prompt(roots, request.breadth, question)
     project_root = find_project_root(cwd)
-    loaded = load_config(project_root, project_source=WorkingTree(), on_warning=notice)
+    # As `doctor` reads it: the merge base's .mmr.yaml when the checked-out branch changed
+    # it (a branch must not choose the commands run on the reader's machine).
+    loaded, _ = load_for_probes(project_root, trust_project_config=request.trust_project_config,
+                                on_warning=notice)
     names = select_channels(loaded.config, request.channels, role="explore")
     if not names:
         raise ChannelSelectionError("No explore channels selected; pass --channels NAME")

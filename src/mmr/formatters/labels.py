@@ -155,6 +155,8 @@ def coverage_line(results: ReconciledResults) -> str | None:
             f"-{coverage.lines_removed} line(s)")
     if coverage.redacted_credentials:
         line += f", {coverage.redacted_credentials} credential(s) redacted"
+    if coverage.binary_files:
+        line += f", {len(coverage.binary_files)} binary file(s) not reviewed"
     parts = []
     if coverage.excluded_files:
         parts.append(f"{len(coverage.excluded_files)} file(s) excluded by diff_exclude")

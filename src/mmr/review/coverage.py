@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from mmr.models import ChannelCoverage, Coverage
 from mmr.reconcile.anchoring import DiffScope
 from mmr.review.channel_results import SKIP_REASON_TEXT
 from mmr.secrets.credential_patterns import marker_pattern
 from mmr.store.records import JobRecord
+from mmr.unidiff.walk import header_path, walk_diff
+
+_BINARY = re.compile(r"Binary files (.+) and (.+) differ")
 
 
 def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage:
@@ -31,4 +36,19 @@ def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage
         excluded_files=excluded_files,
         channels=channels,
         partial=bool(excluded_files or channels),
+        binary_files=binary_files(diff) or None,
     )
+
+
+def binary_files(diff: str) -> list[str]:
+    """The files ``diff`` shows only as ``Binary files A and B differ`` (B, or A when
+    the file was deleted), in diff order."""
+    found: list[str] = []
+    for line in walk_diff(diff):
+        matched = _BINARY.fullmatch(line.text) if line.kind == "header" else None
+        if matched is not None:
+            side = matched[2] if matched[2] != "/dev/null" else matched[1]
+            path = header_path(side)
+            if path is not None and path not in found:
+                found.append(path)
+    return found
