@@ -22,10 +22,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
+import json
 import math
+import os
 import re
 import statistics
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import tomllib
@@ -46,7 +50,26 @@ from tests.secrets_corpus import (  # noqa: E402
 
 from mmr.secrets.credentials import redact_diff  # noqa: E402
 
-DEFAULT_GITLEAKS = ROOT.parent.parent / "shared" / "data" / "gitleaks" / "gitleaks.toml"
+DEFAULT_GITLEAKS = ROOT.parent / "shared" / "data" / "gitleaks" / "gitleaks.toml"
+#: The previous tree's sources (read-only): its rules run beside the current ones.
+PREVIOUS_SRC = Path("/work/baseline/src")
+_PREVIOUS_SCRIPT = (
+    "import json, sys\n"
+    "from mmr.secrets.credentials import redact_diff\n"
+    "text, hits = redact_diff(sys.stdin.read())\n"
+    "print(json.dumps({'text': text, 'hits': [[h.file, h.line, h.kind] for h in hits]}))\n")
+
+
+def previous_redact(diff: str, src: Path = PREVIOUS_SRC) -> tuple[str, list[list[Any]]] | None:
+    """The previous rules' redacted diff and hits (file, line, kind), run in a child
+    process on the previous tree's sources; None when that tree is absent."""
+    if not (src / "mmr").is_dir():
+        return None
+    done = subprocess.run([sys.executable, "-c", _PREVIOUS_SCRIPT], input=diff, text=True,
+                          capture_output=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(src)})
+    data = json.loads(done.stdout)
+    return data["text"], data["hits"]
 FP_PACKAGES = ("rich", "httpx", "pydantic", "click")
 
 #: Why each known mmr hit on third-party code is there: (file suffix, kind) -> reason.
@@ -195,6 +218,7 @@ def coverage(gitleaks: Path) -> None:
     files = corpus_files(cases)
     texts = {path: file_text(entries) for path, entries in files.items()}
     redacted, _ = redact_diff(corpus_diff(cases))
+    previous = previous_redact(corpus_diff(cases))
     rules, glob, skipped = load_gitleaks(gitleaks)
     leaks = {path: gitleaks_lines(text, rules, glob) for path, text in texts.items()}
     started = time.perf_counter()
@@ -207,6 +231,8 @@ def coverage(gitleaks: Path) -> None:
             span = set(range(start, start + len(case.lines)))
             caught = {
                 "mmr": not any(secret in redacted for secret in case.secrets),
+                "previous": previous is not None and not any(
+                    secret in previous[0] for secret in case.secrets),
                 "detect-secrets": detect is not None and bool(detect[path] & span),
                 "gitleaks": bool(leaks[path] & span),
             }
@@ -223,7 +249,7 @@ def coverage(gitleaks: Path) -> None:
 
 
 def _table(title: str, rows: dict[str, Counter[str]]) -> None:
-    tools = ("mmr", "detect-secrets", "gitleaks")
+    tools = ("mmr", "previous", "detect-secrets", "gitleaks")
     print(f"| {title} | cases | " + " | ".join(tools) + " |")
     print("|---|---:|" + "---:|" * len(tools))
     total: Counter[str] = Counter()
@@ -236,6 +262,13 @@ def _table(title: str, rows: dict[str, Counter[str]]) -> None:
 
 
 # -------------------------------------------------------------------- false positives
+
+def stdlib_files() -> dict[str, str]:
+    """Every ``.py`` file of the Python standard library (tests included), by path."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    return {f"stdlib/{path.relative_to(root)}": path.read_text(errors="replace")
+            for path in sorted(root.rglob("*.py")) if "site-packages" not in path.parts}
+
 
 def third_party_files(limit_lines: int) -> dict[str, str]:
     """``package/relative/path.py`` -> text, up to ``limit_lines`` lines per package."""
@@ -290,11 +323,30 @@ def false_positives(gitleaks: Path, limit_lines: int) -> None:
                                if current.endswith(suffix) and kind in kinds), "UNEXPLAINED")
                 print(f"- {current}:{index} {','.join(kinds)}: `{line[1:].strip()[:90]}`"
                       f" — {reason}")
+    previous = previous_redact(diff)
+    print(f"\nprevious rules: {'n/a' if previous is None else len(previous[1])} redaction(s)")
     rules, glob, _ = load_gitleaks(gitleaks)
     leak_count = sum(len(gitleaks_lines(text, rules, glob)) for text in files.values())
     detect = detect_secrets_lines(files)
     detect_count = "n/a" if detect is None else str(sum(map(len, detect.values())))
     print(f"\ndetect-secrets: {detect_count} flagged lines; gitleaks rules: {leak_count}")
+
+
+def stdlib_false_positives() -> None:
+    """The whole standard library, current and previous rules: hits per kind, lines a hit."""
+    files = stdlib_files()
+    diff = added_diff(files)
+    total = sum(text.count("\n") for text in files.values())
+    _, hits = redact_diff(diff)
+    previous = previous_redact(diff)
+    print(f"\n## False positives: the standard library, {total} lines ({len(files)} files)\n")
+    for name, found in (("mmr", [h.kind for h in hits]),
+                        ("previous", None if previous is None else [h[2] for h in previous[1]])):
+        if found is None:
+            print(f"- {name}: n/a")
+            continue
+        rate = f"1 per {total // max(len(found), 1)} lines" if found else "none"
+        print(f"- {name}: {len(found)} redaction(s), {rate}: {dict(Counter(found))}")
 
 
 # ------------------------------------------------------------------------------- time
@@ -330,6 +382,7 @@ def main() -> None:
     args = parser.parse_args()
     coverage(args.gitleaks)
     false_positives(args.gitleaks, args.fp_lines)
+    stdlib_false_positives()
     timing(args.gitleaks)
 
 

@@ -137,7 +137,40 @@ FAMILIES: dict[str, tuple[str, tuple[Callable[[random.Random], str], ...]]] = {
         lambda r: "sntryu_" + _pick(r, HEX, 64),
         lambda r: "dp.pt." + _pick(r, B62, 43), lambda r: "LTAI" + _pick(r, B62, 20),
         lambda r: "glsa_" + _pick(r, B62, 32) + "_" + _pick(r, HEX, 8))),
+    # Held out until now: vendor formats and values with no telling name beside them.
+    "discord": ("bot_value", (
+        lambda r: "M" + _pick(r, B62, 25) + "." + _pick(r, B64URL, 6) + "."
+        + _pick(r, B64URL, 38),
+        lambda r: "N" + _pick(r, B62, 23) + "." + _pick(r, B64URL, 6) + "."
+        + _pick(r, B64URL, 27))),
+    "unnamed-entropy": ("setting_value", (
+        lambda r: _pick(r, B62, 32), lambda r: _pick(r, B62, 24),
+        lambda r: base64.b64encode(r.randbytes(33)).decode(),
+        lambda r: _pick(r, B64URL, 40))),
+    "jdbc": ("jdbc_url", (
+        lambda r: f"jdbc:postgresql://db:5432/app?user=app&password={_password(r)}",
+        lambda r: f"jdbc:mysql://db:3306/app?useSSL=true&user=app&password={_password(r)}",
+        lambda r: f"jdbc:sqlserver://db:1433;databaseName=app;user=sa;password={_password(r)};",
+        lambda r: f"jdbc:oracle:thin:scott/{_password(r)}@db:1521:orcl",
+        lambda r: f"Driver={{ODBC Driver 18}};Server=db;Uid=sa;Pwd={_password(r)};")),
+    "encoded-env": ("bootstrap_data", (
+        lambda r: base64.b64encode(f"DEBUG=0\nDB_PASSWORD={_password(r)}\n".encode())
+        .decode(),
+        lambda r: base64.b64encode(("STRIPE=sk_live_" + _pick(r, B62, 40) + "\n").encode())
+        .decode())),
 }
+#: Passwords on shell command lines, ``.pgpass`` lines: (rendering, path, line template).
+COMMAND_LINES = (
+    ("curl", "scripts/deploy.sh", "curl -fsS -u deploy:{} https://ci.internal/api"),
+    ("curl", ".github/workflows/ci.yml", "        run: curl --user 'ci:{}' https://x.internal"),
+    ("docker-login", "scripts/deploy.sh", "docker login -u bot -p {} registry.internal"),
+    ("docker-login", "Makefile", "\tdocker login --password={} registry.internal"),
+    ("sshpass", "scripts/sync.sh", "sshpass -p '{}' rsync -a build/ web:/srv"),
+    ("mysql", "scripts/backup.sh", "mysqldump -u root -p{} app > dump.sql"),
+    ("mysql", "README.md", "    mysql --password={} -h db app"),
+    (".pgpass", ".pgpass", "db.internal:5432:app:svc:{}"),
+    (".pgpass", "deploy/pgpass", "*:5433:*:replicator:{}"),
+)
 KEY_LABELS = ("RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY",
               "PGP PRIVATE KEY BLOCK")
 
@@ -148,15 +181,15 @@ def _camel(name: str) -> str:
 
 
 #: The sensitive part of a value that also carries harmless text (a URL's password).
-_SENSITIVE = re.compile(r"://[^:@/]*:(?P<s>[^@]+)@|Password=(?P<p>[^;]+)|AccountKey=(?P<k>[^;]+)"
-                        r"|/services/(?P<w>\S+)")
+_SENSITIVE = re.compile(r"://[^:@/]*:(?P<s>[^@]+)@|(?i:password|pwd)=(?P<p>[^;&]+)"
+                        r"|AccountKey=(?P<k>[^;]+)|/services/(?P<w>\S+)|thin:[^/]+/(?P<o>[^@]+)@")
 
 
 def _sensitive(value: str) -> tuple[int, int]:
     m = _SENSITIVE.search(value)
     if m is None:
         return 0, len(value)
-    group = next(g for g in ("s", "p", "k", "w") if m.group(g) is not None)
+    group = next(g for g in ("s", "p", "k", "w", "o") if m.group(g) is not None)
     return m.start(group), m.end(group)
 
 
@@ -230,6 +263,11 @@ def build_corpus(seed: int = 14) -> list[Case]:
     for family, (name, makers) in FAMILIES.items():
         for make in makers:
             cases += _single_line(family, name, make(rng), rng)
+    for rendering, path, template in COMMAND_LINES:
+        value = _password(rng)
+        family = "pgpass" if path.endswith("pgpass") else "shell-command"
+        cases.append(Case(family, rendering, path,
+                          (template.format(value),), (value,)))
     return cases + _key_cases(rng)
 
 

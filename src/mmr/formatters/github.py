@@ -25,6 +25,7 @@ from mmr.formatters.annotation import (
     suggestion_text,
 )
 from mmr.formatters.labels import PLACE_TITLES, off_diff_gated, off_diff_groups
+from mmr.formatters.sanitize import visible_controls
 from mmr.formatters.text import render_text
 
 if TYPE_CHECKING:
@@ -40,8 +41,10 @@ _VERDICT_LEVEL: dict[str, GateLevel] = {
 
 
 def escape_data(text: str) -> str:
-    """A workflow command's message: ``%``, ``\\r`` and ``\\n`` percent-encoded."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: ``%``, ``\\r`` and ``\\n`` percent-encoded, then every
+    other control, bidi, separator and zero-width character shown as an escape (a log
+    viewer would otherwise obey or hide it)."""
+    return visible_controls(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:

@@ -27,6 +27,7 @@ from mmr.formatters.annotation import (
     suggestion_text,
 )
 from mmr.formatters.labels import PLACE_TITLES, off_diff_gated, off_diff_groups
+from mmr.formatters.sanitize import json_escaped
 
 if TYPE_CHECKING:
     from mmr.models import ReconciledFinding, ReconciledResults
@@ -111,6 +112,6 @@ def _size(line: str) -> int:
 
 def _dumps(value: Any) -> str:
     # Lone surrogates (undecodable channel bytes) must not make the line invalid UTF-8.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+    return json_escaped(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
         "utf-8", "replace"
-    ).decode("utf-8")
+    ).decode("utf-8"))

@@ -6,8 +6,9 @@ text and markdown renderers lay it out, :func:`for_terminal` / :func:`for_markdo
 rewrite every string of the document so that:
 
 - a terminal shows it as written: C0 controls except ``\\n``/``\\t``, DEL, C1 controls
-  (ESC and CSI/OSC sequences, a lone CR, BS) and bidi overrides become visible ``\\xNN``
-  / ``\\uNNNN`` escapes, and continuation lines are indented under the field;
+  (ESC and CSI/OSC sequences, a lone CR, BS), bidi overrides and marks, the Unicode line
+  and paragraph separators and the zero-width characters become visible ``\\xNN`` /
+  ``\\uNNNN`` escapes, and continuation lines are indented under the field;
 - a CommonMark/GFM reader sees literal text on one line: line endings (a lone CR too)
   are ``<br>``, inline markup and HTML are backslash-escaped, ``@mention`` and ``#123`` do not
   link or notify;
@@ -25,8 +26,12 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+#: What must never reach a terminal or a log raw: C0 (but LF and TAB), DEL, C1, the bidi
+#: marks and overrides, the Unicode line/paragraph separators (a line break to many
+#: viewers) and the zero-width characters (they hide or join text unseen).
 _CONTROL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u2069\ufeff]")
 _COMMAND_LINE = re.compile(r"(?m)^([ \t]*)(::|##\[)")
 _LINE_ENDING = re.compile(r"\r\n|\r|\n")
 # `|` is the table's (escape_cell); `_` inside a word cannot emphasise, so it stays as is.
@@ -47,6 +52,13 @@ def visible_controls(text: str) -> str:
 def _escape_char(match: re.Match[str]) -> str:
     code = ord(match.group(0))
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def json_escaped(json_text: str) -> str:
+    """Serialised JSON with every character :func:`visible_controls` shows escaped as
+    ``\\uNNNN``: the same strings to a JSON reader, nothing raw for a terminal or a log.
+    (The JSON encoder already escapes C0; DEL, C1 and the Unicode ones it writes raw.)"""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
 
 
 def no_workflow_commands(text: str) -> str:

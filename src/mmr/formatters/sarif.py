@@ -31,6 +31,7 @@ from mmr.formatters.annotation import (
 )
 from mmr.formatters.json import dumps
 from mmr.formatters.labels import off_diff_gated, off_diff_groups
+from mmr.formatters.sanitize import json_escaped
 
 if TYPE_CHECKING:
     from mmr.formatters.annotation import SourceSpan
@@ -52,8 +53,9 @@ _SEVERITY_LEVELS: dict[str, str] = {"P0": "error", "P1": "error", "P2": "warning
 
 
 def render_sarif(results: ReconciledResults) -> str:
-    """The SARIF log as 2-space JSON, non-ASCII raw, without a trailing newline."""
-    return dumps(sarif_log(results))
+    """The SARIF log as 2-space JSON, non-ASCII raw (but the characters a terminal or a log
+    would obey or hide, escaped), without a trailing newline."""
+    return json_escaped(dumps(sarif_log(results)))
 
 
 def sarif_log(results: ReconciledResults) -> dict[str, Any]:

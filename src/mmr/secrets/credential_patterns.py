@@ -19,6 +19,7 @@ from mmr.secrets.assignments import (
     is_secret_name,
     name_kind,
 )
+from mmr.secrets.bare_values import bare_spans
 from mmr.secrets.credential_rules import literal_alternation, rules_for, table_keywords
 from mmr.secrets.key_blocks import patterns as key_patterns
 
@@ -49,9 +50,14 @@ KIND_LABELS: dict[str, str] = {
     "stripe-key": "Stripe secret key",
     "npm-token": "npm access token",
     "pypi-token": "PyPI upload token",
+    "discord-token": "Discord bot token",
+    "command-password": "password on a command line",
+    "random-value": "random-looking value (no telling name: judged by its entropy)",
+    "encoded-secret": "base64 blob that decodes to a credential",
 }
 #: Kinds judged by a name or an entropy guess: they redact, but never refuse.
-LOW_CONFIDENCE_KINDS = frozenset({"authorization", "password", "secret-value", "key-body"})
+LOW_CONFIDENCE_KINDS = frozenset({"authorization", "password", "secret-value", "key-body",
+                                  "command-password", "random-value", "encoded-secret"})
 
 #: The six patterns MMR 4.0.1's review wrapper refuses on, exactly; ``refuse`` also
 #: refuses on every high-confidence kind found (see :func:`is_high_confidence`).
@@ -103,14 +109,22 @@ def _headers() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 @cache
+def _long_token() -> re.Pattern[str]:
+    """A run of token characters long enough for a shape-judged credential."""
+    return re.compile(r"[A-Za-z0-9+/_~.=-]{24}")
+
+
+@cache
 def _candidate() -> re.Pattern[str]:
-    words = (*_NAME_WORDS, *_HEADER_WORDS, "begin", "putty", "private-mac", "private key")
+    words = (*_NAME_WORDS, *_HEADER_WORDS, "begin", "putty", "private-mac", "private key",
+             ":*:", ":5432:")
     return re.compile(literal_alternation({*table_keywords(), *words}))
 
 
 def may_hold_credentials(text: str) -> bool:
     """A cheap test: False means nothing here can match anywhere in ``text``."""
-    return _candidate().search(text.lower()) is not None
+    return (_candidate().search(text.lower()) is not None
+            or _long_token().search(text) is not None)
 
 
 def _token_spans(text: str, lower: str) -> list[Span]:
@@ -154,8 +168,15 @@ def _raw_spans(text: str, path: str | None) -> list[Span]:
                         if not marker_pattern().search(m.group("value"))]
     if any(word in lower for word in _NAME_WORDS):
         guesses += [Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(text, path)]
+    if (_long_token().search(text) is not None or ":*:" in text or ":5432:" in text
+            or (path or "").endswith("pgpass")):
+        guesses += [Span(*span) for span in bare_spans(text, path, _holds_credential)]
     return spans + [g for g in guesses
                     if not any(s.start < g.end and g.start < s.end for s in spans)]
+
+
+def _holds_credential(text: str, path: str | None) -> bool:
+    return bool(credential_spans(text, path))
 
 
 def credential_spans(text: str, path: str | None = None) -> list[Span]:
@@ -165,7 +186,7 @@ def credential_spans(text: str, path: str | None = None) -> list[Span]:
     span that keeps the kind of the match that starts first (the longer one on a tie).
     ``path`` (the file the line is in) lets config files assign unquoted values.
     """
-    if not may_hold_credentials(text):
+    if not may_hold_credentials(text) and not (path or "").endswith("pgpass"):
         return []
     merged: list[Span] = []
     for span in sorted(_raw_spans(text, path), key=lambda s: (s.start, -s.end)):

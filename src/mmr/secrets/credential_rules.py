@@ -105,10 +105,34 @@ _TABLE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("access-token", ("x-access-token:",), r"x-access-token:(?P<value>[^@\s]+)"),
     ("url-password", ("://",),
      r"(?i:[a-z][a-z0-9+.-]{1,20})://[^\s/:@'\"<>]{0,100}:(?P<value>[^\s@/'\"<>]{1,200})@"),
+    # A password in a JDBC/ODBC URL's parameters, or Oracle's ``user/password@host``.
+    ("url-password", ("password=", "pwd=", "passwd="),
+     r"[?&;](?i:password|passwd|pwd)=(?P<value>[^\s&;'\"<>]{3,200})"),
+    ("url-password", ("jdbc:oracle",),
+     r"jdbc:oracle:(?:thin|oci):[^\s/:@'\"]+/(?P<value>[^\s@'\"]{3,200})@"),
+    # Passwords on a shell command line: ``curl -u user:pass``, ``docker login -p``,
+    # ``sshpass -p``, ``mysql -pPASS`` / ``--password=`` (a literal, not ``$VAR``).
+    ("command-password", ("curl",),
+     _L + r"curl\b[^\n|;&]*?[ \t](?:-u|--user)(?:[ \t]+|=)?[\"']?[^\s:'\"]+:"
+     r"(?P<value>[^\s'\"]{3,200})"),
+    ("command-password", ("docker", "podman", "helm", "nerdctl"),
+     _L + r"(?:docker|podman|nerdctl|helm(?:[ \t]+registry)?)[ \t]+login\b[^\n|;&]*?[ \t]"
+     r"(?:-p|--password)(?:[ \t]+|=)[\"']?(?P<value>[^\s'\"-][^\s'\"]{2,200})"),
+    ("command-password", ("sshpass",),
+     _L + r"sshpass[ \t]+-p[ \t]*[\"']?(?P<value>[^\s'\"-][^\s'\"]{2,200})"),
+    ("command-password", ("mysql", "mariadb"),
+     _L + r"(?:mysql|mariadb)(?:dump|admin|import|sh|-dump|-admin)?\b[^\n|;&]*?[ \t]"
+     r"(?:-p|--password=)[\"']?(?P<value>[^\s'\"-][^\s'\"]{2,200})"),
 )
+
+def _literal(value: str) -> bool:
+    """A value written out, not a shell or template reference (``$PASS``, ``<pw>``)."""
+    return not value.startswith(("$", "<", "%", "{", "`", "*")) and "${" not in value
+
 
 _CHECKS: dict[str, Callable[[str], bool]] = {
     "private-key": _decodes_to_private_key,
+    "command-password": _literal,
 }
 
 

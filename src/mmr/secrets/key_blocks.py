@@ -6,6 +6,10 @@ its END line, or at the first line that does not look like key material — then
 *unterminated*, reported as such, and the rest of the file stays visible (a stray BEGIN
 line in a comment must not hide the code after it). Body lines whose BEGIN line is not in
 the diff are caught backwards from their END line, or as a run of full-width base64 lines.
+
+Public PEM material (a certificate, a public key, a CRL, a certificate request, a PGP
+public key or signature) is not a secret: its body lines are left as they are, and a run of
+full-width lines that turns out to end at a public END line is given back.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ class _Patterns(NamedTuple):
     body: re.Pattern[str]
     header: re.Pattern[str]
     inline: re.Pattern[str]
+    public: re.Pattern[str]
 
 
 @cache
@@ -39,6 +44,9 @@ def patterns() -> _Patterns:
         inline=re.compile(
             r"-*BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-*(?:(?:\\[rn])+[A-Za-z0-9+/=:, \\-]*?"
             r"-*END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-*|(?:(?:\\[rn])+[A-Za-z0-9+/=:, -]*)+)"),
+        # A public block's BEGIN or END line: any PEM label but a private key's.
+        public=re.compile(r"-----(?P<edge>BEGIN|END) (?![A-Z0-9 ]*PRIVATE KEY)"
+                          r"(?P<label>[A-Z0-9][A-Z0-9 ]*)-----"),
     )
 
 
@@ -55,6 +63,8 @@ class BlockState:
         self.tentative: list[tuple[int, str]] = []
         #: Indexes of consecutive full-width base64 lines seen outside any block.
         self.loose_run: list[int] = []
+        #: Inside a public block (a certificate…): its body lines are not key material.
+        self.public = False
 
 
 def body_span(content: str, *, lenient: bool = False) -> tuple[int, int] | None:

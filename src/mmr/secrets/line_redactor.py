@@ -26,6 +26,8 @@ class LineRedactor:
 
     def __init__(self) -> None:
         self.out: list[str] = []
+        #: Each line as it came in (a certificate's lines taken for key material go back).
+        self._original: list[str] = []
         self.hits: list[LineHit] = []
         self._state = BlockState()
         self._section_start = 0
@@ -38,8 +40,11 @@ class LineRedactor:
             self._close_section()
             self._section_start = len(self.out)
         index = len(self.out)
+        self._original.append(content)
         self._path = path
         if blocks and self._state.opened_at is not None and self._in_block(content):
+            return
+        if blocks and self._state.public and self._in_public_block(content):
             return
         self.out.append(self._single(content, index, blocks=blocks, path=path))
 
@@ -71,6 +76,20 @@ class LineRedactor:
         self._unterminated()
         return False
 
+    def _in_public_block(self, content: str) -> bool:
+        """A certificate's (or other public block's) body line stays as written; False when
+        the line is not one, which ends the block."""
+        public = key_patterns().public.search(content)
+        if public is not None and public.group("edge") == "END":
+            self._state.public = False
+            return False
+        if (body_span(content, lenient=True) is not None or is_block_header(content)
+                or not content.strip()):
+            self.out.append(content)
+            return True
+        self._state.public = False
+        return False
+
     def _single(self, content: str, index: int, *, blocks: bool, path: str | None) -> str:
         patterns = key_patterns()
         begin = (patterns.begin.search(content)
@@ -88,6 +107,13 @@ class LineRedactor:
         elif blocks and ("END" in content or "Private-MAC" in content) and (
                 patterns.end.search(content) is not None):
             self._backwards_from_end(index)
+        elif blocks and "-----" in content and (
+                public := patterns.public.search(content)) is not None:
+            self._state.public = public.group("edge") == "BEGIN"
+            if public.group("edge") == "END":
+                self._give_back(index)
+            else:
+                self._flush_loose()
         elif blocks:
             self._loose(content, index)
         return self._credentials(content, index, path)
@@ -134,6 +160,21 @@ class LineRedactor:
         if changed or absorbed:
             self.hits = [h for h in self.hits if h not in absorbed]
             self.hits.append(LineHit(first, "private-key"))
+
+    def _give_back(self, end_index: int) -> None:
+        """A public END line: the full-width lines just before it were a certificate's, not
+        a key's, whether still pending or already taken as a loose run."""
+        self._state.loose_run = []
+        first = end_index
+        for index in range(end_index - 1, self._section_start - 1, -1):
+            if body_span(self._original[index], lenient=True) is None:
+                break
+            first = index
+        taken = [h for h in self.hits if first <= h.at < end_index]
+        if any(h.kind != "key-body" for h in taken):
+            return  # something else was found there: leave it all redacted
+        self.hits = [h for h in self.hits if h not in taken]
+        self.out[first:end_index] = self._original[first:end_index]
 
     def _loose(self, content: str, index: int) -> None:
         run = self._state.loose_run

@@ -31,6 +31,8 @@ CORPUS: list[tuple[str, str, str]] = [  # (location, description, suggestion)
     ("src/app.py:4", "cell\r## MMR PASSED\r<details><summary>ok</summary>", "</details>"),
     ("src/app.py:5", "@octocat please merge #123 <img src=x onerror=alert(1)>",
      "a | b\n| c | d |\n\n# Heading"),
+    ("src/app.py:6", "line\u2028sep\u2029para\x85nel \x07bel \x7fdel zero\u200bwidth\u200d"
+     "\u2060\ufeff \u2066isolate\u2069 \u200fmark", "\x1b[31mred\x1b[0m \u061c\u180e"),
     ("src/app.py:6", "::error file=x.py::fake\n::add-mask::hidden\n  ::warning::indented",
      "##[error]legacy\n::stop-commands::x"),
     ("../../../home/runner/.bashrc:1", "escape the repository", "no"),
@@ -165,6 +167,35 @@ def test_sarif_and_rdjsonl_paths_stay_inside_the_repository(
     paths = [json.loads(line).get("location", {}).get("path") for line in lines]
     assert all(path is None or _inside_repository(path) for path in paths), paths
     assert paths.count(None) == 4
+
+
+#: Characters no format may print raw: C0 but LF/TAB, DEL, C1, bidi marks and overrides,
+#: the Unicode line and paragraph separators, zero-width characters.
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e"
+                 "\u2060-\u2069\ufeff]")
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "github", "rdjsonl", "sarif"])
+def test_no_control_bidi_separator_or_zero_width_character_is_printed_raw(
+        run_mmr: RunMmr, hostile_review: GitRepo, fmt: str) -> None:
+    out = review(run_mmr, hostile_review, fmt)
+    if fmt == "markdown":
+        # The renderer's own word joiner after ``@``/``#`` keeps a mention from notifying.
+        out = re.sub("(?<=[@#])\u2060", "", out)
+    assert RAW.findall(out) == []
+    assert "u2028" in out  # shown as an escape, not dropped
+    if fmt in ("rdjsonl", "sarif"):  # a JSON reader still gets the reviewer's exact text
+        parsed = [json.loads(line) for line in out.splitlines()] if fmt == "rdjsonl" else [
+            json.loads(out)]
+        assert any(CORPUS[5][1] in text for text in _strings(parsed))
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    return [s for item in value for s in _strings(item)] if isinstance(value, list) else []
 
 
 def _inside_repository(path: str) -> bool:

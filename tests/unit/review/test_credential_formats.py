@@ -154,7 +154,7 @@ class TestCorpusCoverage:
         splits = [c for c in cases if c.rendering == "split"]
         assert sum(c not in missed for c in splits) >= 0.5 * len(splits)
         caught = Counter(c.family for c in cases if c not in missed)
-        assert set(caught) == {*FAMILIES, "private-key"}
+        assert set(caught) == {*FAMILIES, "private-key", "shell-command", "pgpass"}
 
 
 class TestModelReplies:
