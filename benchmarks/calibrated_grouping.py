@@ -1,0 +1,270 @@
+"""Prototype of the calibrated grouping rule (to move into ``mmr.reconcile`` later).
+
+Real reviewers describe one defect in their own words and place it a few lines apart (the
+line of the call, of the condition, of the assignment). The reference's rule (same
+normalised location, description-shingle Jaccard >= 0.7) merges almost none of those
+(``bench_dedup_real.py`` measures it on real reviews). This rule, calibrated on those
+reviews:
+
+1. **Exact key** first, as the reference does: findings with one ``finding_key`` (same
+   file, description, suggestion and category) are one finding wherever they sit.
+2. **Same file, nearby lines.** A finding may join a group only when one of the group's
+   members is in the same file (normalised location) and their line ranges, each widened
+   by :data:`WINDOW` lines, overlap. A location without a line (a whole-file finding) is
+   near every line of its file: the wording alone decides. Never across files.
+3. **Same defect in other words.** The description's terms are its content words
+   (:func:`mmr.reconcile.wording.content_words`: no function words or hedges, negations
+   as ``not``, number words as digits) cut to a crude stem, so "validates",
+   "validation" and "validated" meet. Two findings' similarity is the Jaccard index of
+   their terms.
+4. **Average linkage.** A finding joins the nearby group whose members' mean similarity
+   to it is highest and at least :data:`THRESHOLD`. Comparing with the founder alone
+   loses reviewers who agree with the group but word it unlike its founder; joining on
+   any one member (single linkage) chains different defects together through one
+   vague finding; requiring every member (complete linkage) splits a group as soon as
+   one reviewer is terse. The mean keeps a chain from growing: a finding unlike most
+   members stays out even when it resembles one.
+
+A reviewer may appear twice in a group (it reported one defect at two nearby lines);
+agreement still counts distinct reviewers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from statistics import fmean
+
+from mmr.models import Finding, ReconciledFinding
+from mmr.reconcile.attributed import Attributed, attribute
+from mmr.reconcile.collation import collate_key
+from mmr.reconcile.grouping import SCAN_LIMIT, Group
+from mmr.reconcile.prefix_index import PrefixIndex
+from mmr.reconcile.reconciler import _collector_paused, _merge
+from mmr.reconcile.wording import content_words
+from mmr.vocabulary import SEVERITY_ORDER
+
+#: Lines two findings' ranges may be apart and still describe one defect.
+WINDOW = 10
+#: Mean term Jaccard at or above which a finding joins a group (calibrated on real reviews).
+THRESHOLD = 0.13
+#: A group is compared on at most this many members (its first ones): enough for every
+#: reviewer of a run to be heard, and a bound on the work when findings pile up.
+LINKAGE_MEMBERS = 8
+
+#: How a group's similarity to a finding is read from its members' similarities: the rule
+#: uses ``average``; the others are there to be compared with it.
+LINKAGES: dict[str, Callable[[list[float]], float]] = {
+    "average": fmean,
+    "founder": lambda scores: scores[0],
+    "single": max,
+    "complete": min,
+}
+
+_LINE_SPAN = re.compile(r":(\d+)(?::\d+)?(?:-(\d+))?\Z|\s*\(line (\d+)\)\Z", re.IGNORECASE)
+_SUFFIXES = ("ations", "ation", "ments", "ings", "ions", "ment", "ing", "ion", "ers", "ies",
+             "ed", "es", "er", "ly", "s")
+_MIN_STEM = 4
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """``word`` without one common English suffix, when at least four letters remain."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
+            return word[: -len(suffix)]
+    return word
+
+
+def terms(normalized_description: str) -> frozenset[str]:
+    """The stemmed content words of a normalised description (empty when too short)."""
+    return frozenset(stem(word) for word in content_words(normalized_description))
+
+
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard index of two term sets; 0.0 when either is empty."""
+    if not a or not b:
+        return 0.0
+    common = len(a & b)
+    return common / (len(a) + len(b) - common)
+
+
+def line_range(location: str) -> tuple[int, int] | None:
+    """The lines a location names: ``a.py:10`` → (10, 10), ``a.py:10-14`` → (10, 14).
+
+    ``a.py:10:5`` is line 10 (a column follows) and ``a.py:10:5-9`` too (a column range);
+    a location without a line gives ``None``.
+    """
+    match = _LINE_SPAN.search(location.strip())
+    if match is None:
+        return None
+    first, last, paren = match.groups()
+    if paren is not None:
+        return int(paren), int(paren)
+    start = int(first)
+    end = int(last) if last is not None and ":" not in match.group(0)[1:] else start
+    return (start, end) if end >= start else (end, start)
+
+
+def near(a: tuple[int, int] | None, b: tuple[int, int] | None, window: int = WINDOW) -> bool:
+    """Two line ranges at most ``window`` lines apart; a missing range is near anything."""
+    if a is None or b is None:
+        return True
+    return max(a[0], b[0]) - min(a[1], b[1]) <= window
+
+
+@dataclass(slots=True, eq=False)
+class _Placed:
+    """A group with what the rule compares: its members' terms and line ranges."""
+
+    group: Group
+    terms: list[frozenset[str]] = field(default_factory=list)
+    ranges: list[tuple[int, int] | None] = field(default_factory=list)
+
+
+class CalibratedGrouper:
+    """Groups attributed findings by the calibrated rule; ``groups`` as the reference's.
+
+    Findings are placed in the reference's visiting order (``attribute``), so the
+    result does not depend on channel order. A finding looks only at groups near it:
+    those with a member in the line buckets its window covers, or, in a file with more
+    than :data:`SCAN_LIMIT` findings, those a prefix-filter index over the members' terms
+    (:mod:`mmr.reconcile.prefix_index`) finds, checked for nearness. A group's mean
+    similarity reaches the threshold only if one member's does, so the index misses no
+    group the rule could join; it keeps a pile of unrelated findings on one line from
+    comparing every pair. ``findings`` (all that will be placed) fixes the indexes'
+    element order.
+    """
+
+    def __init__(self, findings: Sequence[Attributed] = (), *, window: int = WINDOW,
+                 threshold: float = THRESHOLD, linkage: str = "average") -> None:
+        self.window = window
+        self.threshold = threshold
+        self._linkage = LINKAGES[linkage]
+        self.groups: list[Group] = []
+        self._by_key: dict[str, _Placed] = {}
+        #: normalised location → line bucket → groups with a member there, by creation.
+        self._buckets: dict[str, dict[int, dict[int, _Placed]]] = {}
+        #: normalised location → groups with a member that has no line, by creation.
+        self._lineless: dict[str, dict[int, _Placed]] = {}
+        #: normalised location → every group there (for a finding without a line).
+        self._in_file: dict[str, list[_Placed]] = {}
+        #: Terms by normalised description: channels repeat descriptions word for word.
+        self._terms: dict[str, frozenset[str]] = {}
+        at_location: dict[str, list[frozenset[str]]] = {}
+        for f in findings:
+            at_location.setdefault(f.ident.normalized_location, []).append(self._described(f))
+        #: A prefix index for each crowded file, over every term set it will meet.
+        self._indexes = {
+            nloc: PrefixIndex[_Placed](threshold, universe, complete=True)
+            for nloc, universe in at_location.items() if len(universe) > SCAN_LIMIT
+        }
+
+    def _described(self, f: Attributed) -> frozenset[str]:
+        described = self._terms.get(f.ident.normalized_description)
+        if described is None:
+            described = self._terms[f.ident.normalized_description] = terms(
+                f.ident.normalized_description)
+        return described
+
+    def place(self, f: Attributed) -> None:
+        span = line_range(f.location)
+        described = self._described(f)
+        found = self._by_key.get(f.ident.finding_key)
+        if found is None and described:
+            found = self._best(f.ident.normalized_location, described, span)
+        if found is None:
+            found = self._found(f)
+        self._by_key.setdefault(f.ident.finding_key, found)
+        self._add(found, f, described, span)
+
+    def _candidates(self, nloc: str, mine: frozenset[str],
+                    span: tuple[int, int] | None) -> list[_Placed]:
+        """Groups that may be near ``span`` and similar to ``mine``, in creation order."""
+        lineless = self._lineless.get(nloc, {})
+        listed: list[dict[int, _Placed]] = [lineless]
+        if span is None:
+            listed = [{p.group.order: p for p in self._in_file.get(nloc, [])}]
+        elif buckets := self._buckets.get(nloc):
+            size = self.window + 1
+            listed.extend(buckets[bucket] for bucket in range(
+                (span[0] - self.window) // size, (span[1] + self.window) // size + 1)
+                if bucket in buckets)
+        index = self._indexes.get(nloc)
+        if index is not None and sum(map(len, listed)) > SCAN_LIMIT:
+            return sorted(index.candidates(mine), key=lambda p: p.group.order)
+        seen: dict[int, _Placed] = {}
+        for groups in listed:
+            seen.update(groups)
+        return [seen[order] for order in sorted(seen)]
+
+    def _best(self, nloc: str, mine: frozenset[str],
+              span: tuple[int, int] | None) -> _Placed | None:
+        """The nearby group most similar to ``mine`` at or above the threshold, if any;
+        the first in creation order among equals."""
+        best: _Placed | None = None
+        best_score = self.threshold
+        for placed in self._candidates(nloc, mine, span):
+            if not any(near(span, other, self.window) for other in placed.ranges):
+                continue
+            score = self._linkage([similarity(mine, other)
+                                   for other in placed.terms[:LINKAGE_MEMBERS]])
+            if score > best_score or (best is None and score >= best_score):
+                best, best_score = placed, score
+        return best
+
+    def _found(self, f: Attributed) -> _Placed:
+        group = Group(len(self.groups), f, collate_key(f.ident.normalized_location))
+        self.groups.append(group)
+        placed = _Placed(group)
+        self._in_file.setdefault(f.ident.normalized_location, []).append(placed)
+        return placed
+
+    def _add(self, placed: _Placed, f: Attributed, described: frozenset[str],
+             span: tuple[int, int] | None) -> None:
+        group = placed.group
+        group.members.append(f)
+        group.location_by_source.setdefault(f.source, f.location)
+        group.raw_locations.add(f.location)
+        placed.terms.append(described)
+        placed.ranges.append(span)
+        nloc = f.ident.normalized_location
+        index = self._indexes.get(nloc)
+        if index is not None and described:
+            index.add(described, placed)
+        if span is None:
+            self._lineless.setdefault(nloc, {})[group.order] = placed
+        else:
+            size = self.window + 1
+            buckets = self._buckets.setdefault(nloc, {})
+            for bucket in range(span[0] // size, span[1] // size + 1):
+                buckets.setdefault(bucket, {})[group.order] = placed
+
+
+def group_calibrated(findings: Sequence[Attributed], *, window: int = WINDOW,
+                     threshold: float = THRESHOLD, linkage: str = "average") -> list[Group]:
+    """The groups of ``findings`` (in visiting order) by the calibrated rule."""
+    grouper = CalibratedGrouper(findings, window=window, threshold=threshold, linkage=linkage)
+    for f in findings:
+        grouper.place(f)
+    return grouper.groups
+
+
+def reconcile_calibrated(channel_findings: Mapping[str, Sequence[Finding]],
+                         identities: Mapping[str, str] | None = None,
+                         ) -> list[ReconciledFinding]:
+    """``mmr.reconcile.reconciler.reconcile`` with the calibrated grouping (for timing).
+
+    Merging, ordering and numbering are today's.
+    """
+    with _collector_paused():
+        groups = group_calibrated(attribute(channel_findings))
+        merged = [_merge(g, identities or {}) for g in groups]
+        del groups
+    merged.sort(key=lambda r: (SEVERITY_ORDER[r.severity], r.finding_key, collate_key(r.location)))
+    for position, finding in enumerate(merged, 1):
+        if finding.id is None:
+            finding.generated_id = f"F-{position:03d}"
+    return merged
