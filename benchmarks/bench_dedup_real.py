@@ -28,8 +28,10 @@ import argparse
 import hashlib
 import itertools
 import json
+import math
 import random
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,12 +45,17 @@ from calibrated_grouping import (
     WINDOW,
     group_calibrated,
     reconcile_calibrated,
+    similarity,
 )
+from rapidfuzz import fuzz
 
 from mmr.models import Finding
 from mmr.reconcile.attributed import Attributed, attribute
 from mmr.reconcile.grouping import Group, Grouper
+from mmr.reconcile.normalize import normalize_description
 from mmr.reconcile.reconciler import reconcile
+from mmr.reconcile.stable_id import description_shingle
+from mmr.reconcile.wording import content_words
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "review-dedup" / "reviews.json"
 FILE = "src/change.py"
@@ -195,6 +202,12 @@ def side_by_side(calibration: Sequence[PullRequest], held_out: Sequence[PullRequ
             print(_row(name, rule, calibration, held_out, jitter))
 
 
+def _shuffled(attributed: list[Attributed], seed: int, greedy: bool) -> list[Group]:
+    order = list(attributed)
+    random.Random(seed).shuffle(order)
+    return group_calibrated(order, greedy=greedy)
+
+
 _LINE_MENTION = re.compile(r"\blines? ((?:\d+(?:\s*[-–]\s*\d+)?(?:,\s*|\s+and\s+|\s*))+)")
 _NUMBER_SPAN = re.compile(r"(\d+)(?:\s*[-–]\s*(\d+))?")
 
@@ -226,17 +239,119 @@ def line_evidence(prs: Sequence[PullRequest], raw: dict[str, object]) -> None:
               f"gap in lines: {dict(sorted(gaps[same].items()))}")
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _tfidf(features: list[list[str]]) -> list[dict[str, float]]:
+    """Unit TF-IDF vectors (sublinear tf, smoothed idf) over one run's findings."""
+    df = Counter(feature for found in features for feature in set(found))
+    n = len(features)
+    vectors = []
+    for found in features:
+        weights = {k: (1 + math.log(c)) * (math.log((1 + n) / (1 + df[k])) + 1)
+                   for k, c in Counter(found).items()}
+        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+        vectors.append({k: w / norm for k, w in weights.items()})
+    return vectors
+
+
+def _cosine(a: dict[str, float], b: dict[str, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(w * b.get(k, 0.0) for k, w in a.items())
+
+
+def _char_grams(text: str) -> list[str]:
+    joined = " ".join(_WORD.findall(text))
+    return [joined[i:i + n] for n in (3, 4, 5) for i in range(len(joined) - n + 1)]
+
+
+def _measures(pr: PullRequest) -> dict[str, Callable[[int, int], float]]:
+    """Each candidate similarity of two comments of ``pr`` (by index)."""
+    normalized = [normalize_description(c.text) for c in pr.comments]
+    shingles = [frozenset(description_shingle(c.text)) for c in pr.comments]
+    words = [content_words(text) for text in normalized]
+    cut = [frozenset(w[:6] for w in found) for found in words]
+    tfidf_words = _tfidf([_WORD.findall(text.lower()) for text in normalized])
+    tfidf_chars = _tfidf([_char_grams(text.lower()) for text in normalized])
+    return {
+        "shingle Jaccard (5 chars)": lambda i, j: similarity(shingles[i], shingles[j]),
+        "content-word Jaccard": lambda i, j: similarity(words[i], words[j]),
+        "content words cut to 6": lambda i, j: similarity(cut[i], cut[j]),
+        "TF-IDF words, cosine": lambda i, j: _cosine(tfidf_words[i], tfidf_words[j]),
+        "TF-IDF char 3-5 grams": lambda i, j: _cosine(tfidf_chars[i], tfidf_chars[j]),
+        "token-set ratio": lambda i, j: fuzz.token_set_ratio(normalized[i],
+                                                             normalized[j]) / 100,
+    }
+
+
+def _pair_scores(prs: Sequence[PullRequest]) -> dict[str, list[tuple[float, bool]]]:
+    scores: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    for pr in prs:
+        measures = _measures(pr)
+        for i, j, same in pr.pairs():
+            for name, measure in measures.items():
+                scores[name].append((measure(i, j), same))
+    return scores
+
+
+def _at(scored: list[tuple[float, bool]], threshold: float) -> Score:
+    result = Score()
+    for value, same in scored:
+        result.tp += same and value >= threshold
+        result.fp += value >= threshold and not same
+        result.fn += same and value < threshold
+    return result
+
+
+def _auc(scored: list[tuple[float, bool]]) -> float:
+    negatives = sorted(value for value, same in scored if not same)
+    positives = [value for value, same in scored if same]
+    wins = sum(bisect_left(negatives, v) + (bisect_right(negatives, v)
+                                            - bisect_left(negatives, v)) / 2
+               for v in positives)
+    return wins / (len(positives) * len(negatives))
+
+
+def representations(calibration: Sequence[PullRequest],
+                    held_out: Sequence[PullRequest]) -> None:
+    """Each similarity on its own, pair by pair (no grouping): its threshold is the one
+    of best F1 on the calibration split, then measured on the held-out one."""
+    print("\nrepresentation, pair by pair (threshold of best F1 on calibration):")
+    print(f"  {'measure':<26} AUC    threshold  calibration{'':<24}| held out")
+    calibrating, holding = _pair_scores(calibration), _pair_scores(held_out)
+    for name, scored in calibrating.items():
+        def f1(threshold: float, scored: list[tuple[float, bool]] = scored) -> float:
+            found = _at(scored, threshold)
+            return 2 * found.tp / (2 * found.tp + found.fp + found.fn)
+        threshold = max(sorted({round(v, 3) for v, _ in scored}), key=f1)
+        print(f"  {name:<26} {_auc(scored):.3f}  {threshold:<9}  {_at(scored, threshold)} | "
+              f"{_at(holding[name], threshold)}")
+
+
 def study(calibration: Sequence[PullRequest], held_out: Sequence[PullRequest]) -> None:
-    """The choices behind the rule: linkage, threshold, window."""
-    print("\nlinkage (text-only, threshold "
-          f"{THRESHOLD}):                   calibration | held out")
-    for linkage in LINKAGES:
-        rule = partial(group_calibrated, linkage=linkage)
-        print(f"  {linkage:<9} {score(rule, calibration)} | {score(rule, held_out)}")
+    """The choices behind the rule: representation, linkage, threshold, window."""
+    representations(calibration, held_out)
+    print(f"\nlinkage (text-only, threshold {THRESHOLD}):{'':<16}calibration{'':<22}| held out")
+    rules: dict[str, Rule] = {f"{linkage}, greedy": partial(group_calibrated, linkage=linkage,
+                                                            greedy=True)
+                              for linkage in LINKAGES}
+    rules["average, agglomerative"] = group_calibrated
+    for name, rule in rules.items():
+        print(f"  {name:<24} {score(rule, calibration)} | {score(rule, held_out)}")
     print("\nthreshold (average linkage, text-only):        calibration | held out")
     for threshold in (0.08, 0.10, 0.11, 0.12, 0.13, 0.14, 0.16, 0.20):
         rule = partial(group_calibrated, threshold=threshold)
         print(f"  {threshold:<9} {score(rule, calibration)} | {score(rule, held_out)}")
+    print("\nvisiting order (10 shuffled orders, text-only): range of P and R")
+    for greedy in (True, False):
+        for name, prs in (("calibration", calibration), ("held out", held_out)):
+            found = [score(partial(_shuffled, seed=seed, greedy=greedy), prs)
+                     for seed in range(10)]
+            print(f"  {'greedy' if greedy else 'agglomerative':<14} {name:<12} "
+                  f"P {min(s.precision for s in found):.3f}-"
+                  f"{max(s.precision for s in found):.3f}  "
+                  f"R {min(s.recall for s in found):.3f}-{max(s.recall for s in found):.3f}")
     print("\nwindow (calibration split, recall under jitter):")
     for window in (0, 2, 3, 5, 8, 10):
         rule = partial(group_calibrated, window=window)
@@ -278,7 +393,7 @@ def timing(runs: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--jitter", type=int, nargs="*", default=[3, 5])
+    parser.add_argument("--jitter", type=int, nargs="*", default=[3, 5, 8])
     parser.add_argument("--study", action="store_true",
                         help="also the linkage, threshold and window comparisons")
     parser.add_argument("--no-timing", action="store_true")
@@ -287,8 +402,8 @@ def main() -> None:
     args = parser.parse_args()
     prs = load(args.data)
     calibration, held_out = split(prs)
-    print(f"calibrated rule: same file, line ranges within {WINDOW} lines, "
-          f"mean term Jaccard >= {THRESHOLD} (average linkage)")
+    print(f"calibrated rule: same file, line ranges within {WINDOW} lines, mean content-word "
+          f"Jaccard >= {THRESHOLD} (average linkage, agglomerative)")
     print(f"pairs: calibration {sum(len(pr.pairs()) for pr in calibration)}, held out "
           f"{sum(len(pr.pairs()) for pr in held_out)} (positives "
           f"{sum(s for pr in calibration for *_, s in pr.pairs())} / "

@@ -1,0 +1,182 @@
+"""The calibrated grouping prototype (benchmarks/calibrated_grouping.py): each merge and
+non-merge case the calibration study relies on.
+
+The prototype lives under benchmarks/ until it replaces the grouping in
+``mmr.reconcile``; it is loaded from there by path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from mmr.models import Finding
+from mmr.reconcile.attributed import attribute
+from mmr.reconcile.normalize import normalize_description
+from mmr.reconcile.wording import content_words
+
+_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "calibrated_grouping.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("calibrated_grouping", _PATH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+cg = _load()
+
+# One defect in three reviewers' words (content-word Jaccard 0.18-0.33 between them).
+RACE = (
+    "Race condition: concurrent requests can pass the device count check and exceed the limit",
+    "Two concurrent requests may both pass the device limit check before either insert commits",
+    "The device limit check is not atomic, so a race lets concurrent logins exceed the limit",
+)
+# Another defect of the same change.
+TYPO = "Typo in the test name: test_from_dict_inalid_data should be test_from_dict_invalid_data"
+
+
+def _groups(channel_findings: dict[str, list[Finding]], **options: object) -> list[list[str]]:
+    groups = cg.group_calibrated(attribute(channel_findings), **options)
+    return sorted(sorted(f"{m.source}:{m.location}" for m in g.members) for g in groups)
+
+
+def _f(location: str, description: str, suggestion: str = "") -> Finding:
+    return Finding(severity="P1", location=location, description=description,
+                   suggestion=suggestion)
+
+
+@pytest.mark.parametrize(("location", "expected"), [
+    ("a.py:10", (10, 10)),
+    ("a.py:10-14", (10, 14)),
+    ("a.py:14-10", (10, 14)),
+    ("a.py:10:5", (10, 10)),
+    ("a.py:10:5-9", (10, 10)),
+    ("a.py (line 7)", (7, 7)),
+    ("a.py", None),
+])
+def test_line_range(location: str, expected: tuple[int, int] | None) -> None:
+    assert cg.line_range(location) == expected
+
+
+def test_near_is_a_gap_of_at_most_the_window() -> None:
+    assert cg.near((10, 10), (20, 20), 10)
+    assert not cg.near((10, 10), (21, 21), 10)
+    assert cg.near((10, 30), (35, 40), 5)  # ranges: the gap is from 30 to 35
+    assert not cg.near((10, 30), (36, 40), 5)
+    assert cg.near(None, (500, 500), 10)  # no line: near every line of its file
+
+
+def test_one_defect_in_other_words_at_nearby_lines_merges() -> None:
+    groups = _groups({"claude": [_f("src/a.py:40", RACE[0])],
+                      "codex": [_f("src/a.py:44", RACE[1])],
+                      "gemini": [_f("src/a.py:37", RACE[2])]})
+    assert groups == [["claude:src/a.py:40", "codex:src/a.py:44", "gemini:src/a.py:37"]]
+
+
+def test_the_same_words_never_merge_across_files() -> None:
+    groups = _groups({"claude": [_f("src/a.py:40", RACE[0])],
+                      "codex": [_f("src/b.py:40", RACE[0] + " here")]})
+    assert len(groups) == 2
+
+
+def test_beyond_the_window_is_another_place() -> None:
+    apart = {"claude": [_f("src/a.py:40", RACE[0])], "codex": [_f("src/a.py:51", RACE[1])]}
+    assert len(_groups(apart)) == 2
+    assert len(_groups(apart, window=11)) == 1
+
+
+def test_a_finding_without_a_line_merges_by_its_wording() -> None:
+    groups = _groups({"claude": [_f("src/a.py", RACE[0])],
+                      "codex": [_f("src/a.py:400", RACE[1])]})
+    assert len(groups) == 1
+
+
+def test_different_defects_at_one_line_stay_apart() -> None:
+    groups = _groups({"claude": [_f("src/a.py:40", RACE[0])],
+                      "codex": [_f("src/a.py:40", TYPO)]})
+    assert len(groups) == 2
+
+
+def test_exact_key_merges_wherever_it_sits_as_the_reference_does() -> None:
+    groups = _groups({"claude": [_f("src/a.py:10", "bug A", "fix A")],
+                      "gemini": [_f("src/a.py:99", "bug A", "fix A")]})
+    assert groups == [["claude:src/a.py:10", "gemini:src/a.py:99"]]
+
+
+# A and C share no content word; B shares about a fifth of its words with each.
+CHAIN = (
+    "The session token stays cached after logout, keeps working for a whole day and "
+    "bypasses revocation checks",
+    "After logout the cached token lets the retry handler replay requests",
+    "The retry handler replays requests immediately without any backoff or jitter between "
+    "failed attempts",
+)
+
+
+def test_a_bridging_finding_does_not_chain_two_defects_together() -> None:
+    a, b, c = (content_words(normalize_description(text)) for text in CHAIN)
+    assert cg.similarity(a, c) == 0
+    assert cg.THRESHOLD <= cg.similarity(a, b) < 2 * cg.THRESHOLD
+    assert cg.THRESHOLD <= cg.similarity(b, c) < 2 * cg.THRESHOLD
+    channels = {"claude": [_f("src/a.py:10", CHAIN[0])], "codex": [_f("src/a.py:11", CHAIN[1])],
+                "gemini": [_f("src/a.py:12", CHAIN[2])]}
+    merged = _groups(channels)
+    assert len(merged) == 2
+    assert not any("claude:src/a.py:10" in g and "gemini:src/a.py:12" in g for g in merged)
+    # Single linkage, placing A, B, C in that order, glues all three.
+    grouper = cg.CalibratedGrouper(linkage="single")
+    by_source = {f.source: f for f in attribute(channels)}
+    for source in ("claude", "codex", "gemini"):
+        grouper.place(by_source[source])
+    assert len(grouper.groups) == 1
+
+
+def test_the_result_does_not_depend_on_the_visiting_order() -> None:
+    findings = attribute({"claude": [_f("src/a.py:40", RACE[0]), _f("src/a.py:41", TYPO)],
+                          "codex": [_f("src/a.py:44", RACE[1]), _f("src/a.py:11", CHAIN[1])],
+                          "gemini": [_f("src/a.py:37", RACE[2]), _f("src/a.py:10", CHAIN[0])]})
+
+    def members(order: list[int]) -> list[list[str]]:
+        groups = cg.group_calibrated([findings[i] for i in order])
+        return sorted(sorted(m.finding.description for m in g.members) for g in groups)
+
+    assert members([0, 1, 2, 3, 4, 5]) == members([5, 4, 3, 2, 1, 0]) == members(
+        [2, 5, 0, 3, 1, 4])
+
+
+def test_a_crowded_file_finds_the_same_groups_through_its_index(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The greedy path of a pile-up: the prefix index misses no group a scan would join."""
+    rng = random.Random(3)
+    words = [f"word{n}" for n in range(60)]
+    findings = attribute({f"ch{c}": [
+        _f(f"src/a.py:{rng.randint(1, 40)}", " ".join(rng.sample(words, 6)))
+        for _ in range(60)] for c in range(4)})
+
+    def greedy() -> list[list[int]]:
+        groups = cg.group_calibrated(findings, greedy=True)
+        return [sorted(id(m) for m in g.members) for g in groups]
+
+    scanned = greedy()
+    monkeypatch.setattr(cg, "SCAN_LIMIT", 0)  # every look-up through the index
+    indexed = greedy()
+    assert indexed == scanned
+    assert any(len(g) > 1 for g in scanned) and any(len(g) == 1 for g in scanned)
+
+
+def test_reconcile_calibrated_merges_as_todays_reconciler() -> None:
+    merged = cg.reconcile_calibrated({"claude": [_f("src/a.py:40", RACE[0])],
+                                      "codex": [_f("src/a.py:44", RACE[1])]})
+    assert len(merged) == 1
+    assert merged[0].sources == ["claude", "codex"]
+    assert merged[0].agreement == "consensus"
+    assert merged[0].generated_id == "F-001"
