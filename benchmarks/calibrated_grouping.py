@@ -36,10 +36,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
-from itertools import combinations
 from statistics import fmean
 
 from mmr.models import Finding, ReconciledFinding
@@ -249,6 +248,29 @@ class CalibratedGrouper:
                 placed.ranges.setdefault(bucket, []).append(span)
 
 
+def _near_pairs(spans: Sequence[tuple[int, int] | None],
+                window: int) -> Iterator[tuple[int, int]]:
+    """Every pair ``i < j`` of near spans, looking only at line buckets that can be near."""
+    size = window + 1
+    lineless = [i for i, span in enumerate(spans) if span is None]
+    buckets: dict[int, list[int]] = {}
+    for i, span in enumerate(spans):
+        if span is not None:
+            for bucket in range(span[0] // size, span[1] // size + 1):
+                buckets.setdefault(bucket, []).append(i)
+    for i, span in enumerate(spans):
+        if span is None:
+            yield from ((i, j) for j in range(i + 1, len(spans)))
+            continue
+        yield from ((i, j) for j in lineless if j > i)
+        seen: set[int] = set()
+        for bucket in range((span[0] - window) // size, (span[1] + window) // size + 1):
+            for j in buckets.get(bucket, ()):
+                if j > i and j not in seen and near(span, spans[j], window):
+                    seen.add(j)
+                    yield i, j
+
+
 def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | None],
               described: Sequence[frozenset[str]], window: int,
               threshold: float) -> list[list[int]]:
@@ -266,9 +288,9 @@ def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | 
         cluster_of.append(cluster)
         members.setdefault(cluster, []).append(i)
     sums: dict[tuple[int, int], float] = {}
-    for i, j in combinations(range(len(findings)), 2):
+    for i, j in _near_pairs(spans, window):
         a, b = cluster_of[i], cluster_of[j]
-        if a != b and near(spans[i], spans[j], window):
+        if a != b:
             value = similarity(described[i], described[j])
             if value:
                 key = (a, b) if a < b else (b, a)
@@ -319,6 +341,8 @@ def group_calibrated(findings: Sequence[Attributed], *, window: int = WINDOW,
         by_file.setdefault(f.ident.normalized_location, []).append(f)
     position = {id(f): n for n, f in enumerate(findings)}
     found: list[list[Attributed]] = []
+    # Channels repeat descriptions word for word: each distinct one is read once.
+    words: dict[str, frozenset[str]] = {}
     for in_file in by_file.values():
         if greedy or len(in_file) > CLUSTER_LIMIT:
             grouper = CalibratedGrouper(in_file, window=window, threshold=threshold,
@@ -328,7 +352,10 @@ def group_calibrated(findings: Sequence[Attributed], *, window: int = WINDOW,
             found.extend(g.members for g in grouper.groups)
             continue
         spans = [line_range(f.location) for f in in_file]
-        described = [content_words(f.ident.normalized_description) for f in in_file]
+        described = [words.get(f.ident.normalized_description)
+                     or words.setdefault(f.ident.normalized_description,
+                                         content_words(f.ident.normalized_description))
+                     for f in in_file]
         found.extend([in_file[i] for i in cluster]
                      for cluster in _clusters(in_file, spans, described, window, threshold))
     found.sort(key=lambda members: position[id(members[0])])
