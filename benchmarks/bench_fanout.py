@@ -5,8 +5,7 @@ For each width (1, 4, 8, 16 channels) every repetition runs, back to back, ``mmr
 Python process that Popens the same fakes with a prompt of the same size on stdin, each
 in its own session, and waits for them). Overhead = wall time - sleep; **own share =
 median mmr overhead - median floor overhead** (the fakes' own start-up is in both).
-Then ``mmr results`` on a 2,000-finding job (its results memo warm after the first run,
-and again with the memo deleted before each run), ``mmr reconcile`` folding 2,001 findings
+Then ``mmr results`` on a 2,000-finding job, ``mmr reconcile`` folding 2,001 findings
 into a 20-finding job (the issue's case: ``bench_reconcile_cmd.py``'s budget case, the
 one the reference's 1.24 s is for) and, for scale, into the 2,000-finding job — the
 injected channel keeps its 500 most severe (the per-channel reply limit of issue 16), so
@@ -16,12 +15,12 @@ process tree's largest resident set). Run with ``PYTHONDONTWRITEBYTECODE`` unset
 dropped for the children here) so the ``.pyc`` caches are used as a user's would be.
 
     python benchmarks/bench_fanout.py [--runs 7] [--widths 1 4 8 16] [--json]
-                                      [--compare OLD_SRC] [--no-early]
+                                      [--compare OLD_SRC]
 
 ``--compare`` also runs, in the same repetitions, the tree whose ``src`` directory is
-given (put first on ``PYTHONPATH``): "before" and "after" side by side; ``--no-early``
-also runs this tree with the early start switched off (``MMR_EARLY_START=0``), the
-first spawn without a recipe.
+given (put first on ``PYTHONPATH``): "before" and "after" side by side. The "before"
+runs set ``MMR_EARLY_START=0``, so an older tree that still has the early start measures
+its cold start, as this tree always runs (the variable means nothing to it).
 """
 
 from __future__ import annotations
@@ -96,9 +95,6 @@ def fanout(width: int, sleep: float, runs: int,
             _, code, _ = timed(review, repo, {**variant_env, "BENCH_PROMPT_SIZE": str(size_file)})
             if code != 0:
                 sys.exit(f"mmr review exited {code}")
-            # Once more in the timed runs' environment: the early start's key hashes the
-            # environment, so the run above left a recipe only its own environment matches.
-            timed(review, repo, variant_env)
         prompt = root / "prompt"
         prompt.write_bytes(b"x" * int(size_file.read_text()))
         floor = [sys.executable, "-c", LAUNCHER, str(prompt),
@@ -127,9 +123,6 @@ def fanout(width: int, sleep: float, runs: int,
         return rows
 
 
-NO_MEMO = "results (2,000 findings, no memo)"
-
-
 def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, float | str]]:
     with tempfile.TemporaryDirectory(prefix="mmr-cmds-") as tmp:
         home = Path(tmp)
@@ -142,7 +135,6 @@ def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, f
         # (label, argv) or (label, (job to copy, input)) for a reconcile of a fresh copy.
         cases: list[tuple[str, list[str] | tuple[str, Path]]] = [
             ("results (2,000 findings)", [*mmr, "results", job_id]),
-            (NO_MEMO, [*mmr, "results", job_id]),
             ("reconcile (2,001 in, 500 kept, into 20)", (small_id, small_source)),
             ("reconcile (2,001 in, 500 kept, into 2,000)", (job_id, source)),
             ("--help", [*mmr, "--help"]),
@@ -155,8 +147,6 @@ def commands(runs: int, variants: dict[str, dict[str, str]]) -> list[dict[str, f
             rss = dict.fromkeys(variants, 0)
             for run in range(runs + 1):  # the first run warms the caches
                 for name, extra in variants.items():
-                    if label == NO_MEMO:  # each run computes the stage again
-                        (home / "jobs" / job_id / "results-memo.json").unlink(missing_ok=True)
                     if isinstance(argv, tuple):
                         copy_id = fresh_copy(home, argv[0], 1000 + run)
                         command = [*mmr, "reconcile", copy_id, "--channel", "agent",
@@ -181,16 +171,13 @@ def main() -> None:
     parser.add_argument("--sleep", type=float, default=2.0)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--compare", metavar="OLD_SRC", help="also run this src tree")
-    parser.add_argument("--no-early", action="store_true",
-                        help="also run this tree with MMR_EARLY_START=0 (no early start)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     variants: dict[str, dict[str, str]] = {"after": {}}
     if args.compare:
-        variants = {"before": {"PYTHONPATH": str(Path(args.compare).resolve())}, **variants}
-    if args.no_early:
-        variants["no-early"] = {"MMR_EARLY_START": "0"}
+        variants = {"before": {"PYTHONPATH": str(Path(args.compare).resolve()),
+                               "MMR_EARLY_START": "0"}, **variants}
     load = os.getloadavg()
     fan = [row for width in args.widths for row in fanout(width, args.sleep, args.runs, variants)]
     rows = commands(args.runs, variants)

@@ -117,15 +117,13 @@ def atomic_write_json(path: Path, value: Any, *, follow_symlinks: bool = False,
                        durable=durable)
 
 
-def read_bytes_nofollow(path: Path, limit: int | None = None, *,
-                        private: bool = False) -> bytes:
+def read_bytes_nofollow(path: Path) -> bytes:
     """Read a regular file without following a symlink at its final component.
 
     Opened without blocking and checked on the open descriptor, so a FIFO, a device or a
     directory in its place is an ``OSError`` naming ``path`` (``EISDIR`` for a directory),
     never a read that hangs, and nothing can be swapped in between. ``FileNotFoundError``
-    when it is missing, ``OSError`` for a symlink. With ``limit``, a larger file is
-    ``EFBIG``; ``private`` also refuses a file of another owner or open to group or others.
+    when it is missing, ``OSError`` for a symlink.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
@@ -134,26 +132,10 @@ def read_bytes_nofollow(path: Path, limit: int | None = None, *,
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        if private and (info.st_uid != os.getuid() or info.st_mode & 0o077):
-            raise PermissionError(errno.EPERM, "not this user's private file", str(path))
-        if limit is not None and info.st_size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
         with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read() if limit is None else handle.read(limit + 1)
+            return handle.read()
     finally:
         os.close(fd)
-    if limit is not None and len(data) > limit:
-        raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
-    return data
-
-
-def read_regular_file(path: Path, limit: int, *, private: bool = False) -> bytes | None:
-    """:func:`read_bytes_nofollow` with a size limit, None instead of any error (a cache's
-    reader: anything odd means "recompute")."""
-    try:
-        return read_bytes_nofollow(path, limit, private=private)
-    except OSError:
-        return None
 
 
 def read_text_nofollow(path: Path) -> str:
@@ -202,19 +184,3 @@ def fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def sha256_hex(data: bytes) -> str:
-    """The SHA-256 of ``data``, in hex, without importing :mod:`hashlib`.
-
-    ``hashlib`` loads OpenSSL (2-3 ms); the early start of a review hashes its key before
-    anything else needs it, so it takes CPython's built-in module when there is one.
-    """
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found]  # CPython >= 3.12
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found]
-        except ImportError:
-            from hashlib import sha256
-    return str(sha256(data).hexdigest())

@@ -13,9 +13,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,45 +110,8 @@ def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_fo
     return outcome.stdout
 
 
-#: Answers of the ``rev-parse`` probes inside :func:`probe_memo` (stdout, or the error).
-_PROBES: ContextVar[dict[tuple[str, ...], bytes | GitError] | None] = ContextVar(
-    "mmr_git_probes", default=None)
-
-
-ProbeAnswers = dict[tuple[str, ...], "bytes | GitError"]
-
-
-@contextmanager
-def probe_memo(answers: ProbeAnswers | None = None) -> Iterator[None]:
-    """Within the block, a repeated ``rev-parse`` probe (work tree, top level, ref) in the
-    same directory is answered from its first run: the review's set-up asks trust and the
-    diff the same questions of a repository that mmr does not change meanwhile.
-
-    ``answers`` carries a memo over from an earlier block of the same run (the early
-    start's), and receives this block's answers."""
-    token = _PROBES.set({} if answers is None else answers)
-    try:
-        yield
-    finally:
-        _PROBES.reset(token)
-
-
-def _git(args: Sequence[str], cwd: Path, *, timeout: float = READ_TIMEOUT,
-         probe: bool = False) -> bytes:
-    memo = _PROBES.get() if probe else None
-    if memo is None:
-        return _run("git", args, cwd, timeout=timeout, needed_for="to read the repository")
-    key = (str(cwd), os.environ.get("PATH", ""), *args)
-    if key not in memo:
-        try:
-            memo[key] = _run("git", args, cwd, timeout=timeout,
-                             needed_for="to read the repository")
-        except GitError as exc:
-            memo[key] = exc
-    answer = memo[key]
-    if isinstance(answer, GitError):
-        raise answer
-    return answer
+def _git(args: Sequence[str], cwd: Path, *, timeout: float = READ_TIMEOUT) -> bytes:
+    return _run("git", args, cwd, timeout=timeout, needed_for="to read the repository")
 
 
 def _text(data: bytes) -> str:
@@ -162,8 +123,7 @@ def _text(data: bytes) -> str:
 def is_inside_work_tree(cwd: Path) -> bool:
     """``git rev-parse --is-inside-work-tree`` says true; False when git is missing too."""
     try:
-        out = _git(["rev-parse", "--is-inside-work-tree"], cwd, timeout=PROBE_TIMEOUT,
-                   probe=True)
+        out = _git(["rev-parse", "--is-inside-work-tree"], cwd, timeout=PROBE_TIMEOUT)
     except GitError:
         return False
     return _text(out).strip() == "true"
@@ -180,7 +140,7 @@ def find_dot_git_ancestor(cwd: Path) -> Path | None:
 
 def show_toplevel(cwd: Path) -> Path:
     """The top directory of the work tree containing ``cwd``."""
-    out = _git(["rev-parse", "--show-toplevel"], cwd, timeout=PROBE_TIMEOUT, probe=True)
+    out = _git(["rev-parse", "--show-toplevel"], cwd, timeout=PROBE_TIMEOUT)
     return Path(_text(out).strip())
 
 
@@ -201,7 +161,7 @@ def ref_exists(ref: str, cwd: Path) -> bool:
         return False
     try:
         _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
-             cwd, timeout=PROBE_TIMEOUT, probe=True)
+             cwd, timeout=PROBE_TIMEOUT)
     except GitError:
         return False
     return True

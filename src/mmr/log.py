@@ -82,14 +82,10 @@ def _noop(*_args: Any, **_kwargs: Any) -> None:
 class LazyLogger:
     """A structlog-compatible logger that drops filtered records without importing structlog."""
 
-    __slots__ = ("_bindings", "_name")
+    __slots__ = ("_name",)
 
-    def __init__(self, name: str, bindings: dict[str, Any] | None = None) -> None:
+    def __init__(self, name: str) -> None:
         self._name = name
-        self._bindings = bindings or {}
-
-    def bind(self, **values: Any) -> LazyLogger:
-        return LazyLogger(self._name, {**self._bindings, **values})
 
     def __getattr__(self, method: str) -> Any:
         level = _METHOD_LEVELS.get(method)
@@ -99,10 +95,7 @@ class LazyLogger:
 
         if _state["configured"] != _threshold():  # first use, or MMR_DEBUG changed since
             configure()
-        real = structlog.get_logger(self._name)
-        if self._bindings:
-            real = real.bind(**self._bindings)
-        return getattr(real, method)
+        return getattr(structlog.get_logger(self._name), method)
 
 
 def get_logger(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""The capability manifest ``mmr commands`` prints (spec ch. 05 §7).
+"""The capability manifest ``mmr commands`` prints.
 
 Agents load it once instead of probing ``--help``: every command with a one-line summary,
 a runnable example and whether it can change config files or the job store. It is kept

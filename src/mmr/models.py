@@ -1,7 +1,7 @@
-"""Data shapes shared by every part of mmr (spec ch. 03 §1, ch. 04 §1, §6.1).
+"""Data shapes shared by every part of mmr.
 
 Models are dumped with ``exclude_none=True`` so an absent optional value is omitted
-from JSON rather than written as ``null``; field declaration order is the reference's
+from JSON rather than written as ``null``; field declaration order is MMR 4.0.1's
 key order, which scripts comparing JSON byte for byte rely on.
 """
 
@@ -26,7 +26,7 @@ Confidence = Literal["high", "medium", "low"]
 ReportedConfidence = Literal["confirmed", "suspected"]
 TrustMode = Literal["base-ref", "untrusted-head", "non-git"]
 
-#: Name prefix of a compensating pass's channel (ch. 02 §8).
+#: Name prefix of a compensating pass's channel.
 COMPENSATING_PREFIX = "compensating-"
 
 
@@ -39,7 +39,7 @@ class _Model(BaseModel):
 
 
 class Finding(_Model):
-    """One issue reported by one channel, after validation (ch. 03 §1.1)."""
+    """One issue reported by one channel, after validation."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -54,16 +54,15 @@ class Finding(_Model):
 
 
 class ParsedOutput(_Model):
-    """A reply that parsed (ch. 03 §1.2). ``approved`` is informative only."""
+    """A reply that parsed. ``approved`` is informative only."""
 
     approved: bool
     findings: list[Finding]
     summary: str
-    #: What mmr's reply limits cut, when they cut anything (issue 16; also in ``summary``).
+    #: What mmr's reply limits cut, when they cut anything (also in ``summary``).
     note: str | None = None
 
 
-PARSE_FAILURE_SUMMARY = "Output parsing failed."
 PARSE_FAILURE_PREFIX = "Failed to parse channel output: "
 
 
@@ -71,10 +70,10 @@ ParseFailureReason = Literal["parse_error", "gate_failed"]
 
 
 class ParseFailure(_Model):
-    """A reply that did not parse: a typed outcome, never an empty review (Decisions).
+    """A reply that did not parse: a typed outcome, never an empty review.
 
     ``reason`` is the channel's ``reason`` at settle: ``gate_failed`` when the reply parsed
-    but failed its parser's gate (ch. 06 §2), else ``parse_error`` (ch. 02 §5.8).
+    but failed its parser's gate, else ``parse_error``.
     """
 
     error: str
@@ -82,31 +81,16 @@ class ParseFailure(_Model):
 
     @property
     def description(self) -> str:
-        """The reference's wording, used as the channel's ``error`` field."""
+        """MMR 4.0.1's wording, used as the channel's ``error`` field."""
         return PARSE_FAILURE_PREFIX + self.error
-
-    def as_reference_output(self) -> ParsedOutput:
-        """The reference's failure result (ch. 03 §2.1), for byte-compatible JSON."""
-        return ParsedOutput(
-            approved=False,
-            findings=[
-                Finding(
-                    severity="P1",
-                    location="output-parser",
-                    description=self.description,
-                    suggestion="Check the raw output for unexpected format changes.",
-                )
-            ],
-            summary=PARSE_FAILURE_SUMMARY,
-        )
 
 
 
 class ReconciledFinding(_Model):
-    """A group of findings merged across channels (ch. 03 §1.5, ch. 04 §3.4).
+    """A group of findings merged across channels.
 
     ``id`` is either the representative's model-supplied id or a generated ``F-NNN``;
-    the reference writes a generated id as the *last* key, so serialisation goes through
+    MMR 4.0.1 writes a generated id as the *last* key, so serialisation goes through
     :meth:`to_json_dict`, which knows which one it is.
     """
 
@@ -130,7 +114,7 @@ class ReconciledFinding(_Model):
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", exclude_none=True)
         if self.generated_id is not None and self.id is None:
-            # Reference key order: a generated id follows description_shingle.
+            # MMR 4.0.1's key order: a generated id follows description_shingle.
             ordered: dict[str, Any] = {}
             for key, value in data.items():
                 ordered[key] = value
@@ -145,7 +129,7 @@ class ReconciledFinding(_Model):
 
 
 class Telemetry(_Model):
-    """Per-channel usage figures extracted by a channel's ``telemetry`` config (ch. 06 §2).
+    """Per-channel usage figures extracted by a channel's ``telemetry`` config.
 
     ``int | float`` keeps a whole count an int, so JSON shows ``1234`` and not ``1234.0``.
     """
@@ -158,7 +142,7 @@ class Telemetry(_Model):
 
 
 class ChannelResult(_Model):
-    """One entry of ``per_channel`` in the results document (ch. 04 §1, §6.1)."""
+    """One entry of ``per_channel`` in the results document."""
 
     status: ChannelStatus
     elapsed: str
@@ -169,13 +153,13 @@ class ChannelResult(_Model):
     reason: str | None = None
     attempts: int | None = None
     telemetry: Telemetry | None = None
-    #: mmr additions (issue 13): findings the reference drops, omitted when there are none.
+    #: mmr additions: findings MMR 4.0.1 drops, omitted when there are none.
     outside_diff_findings: list[Finding] | None = None
     unanchored_findings: list[Finding] | None = None
     #: mmr additions (review cache): the reply was reused from job ``cached_from``.
     cached: bool | None = None
     cached_from: str | None = None
-    #: mmr addition (issue 16): what the reply limits cut, e.g. ``[mmr: 7 findings over
+    #: mmr addition: what the reply limits cut, e.g. ``[mmr: 7 findings over
     #: the limit of 500 per channel were dropped]``; omitted when nothing was cut.
     note: str | None = None
 
@@ -186,7 +170,7 @@ class ResultsMetadata(_Model):
     channels_partial: int
     total_elapsed: str
     channels_independent: int | None = None
-    #: mmr additions (issue 13), present only when non-zero.
+    #: mmr additions, present only when non-zero.
     outside_diff_count: int | None = None
     unanchored_count: int | None = None
     ungated_count: int | None = None
@@ -197,7 +181,7 @@ OutsideDiffGate = Literal["advisory", "block"]
 
 
 class ChannelCoverage(_Model):
-    """What one channel did not see of the diff (issue 13): its own ``diff_exclude``
+    """What one channel did not see of the diff: its own ``diff_exclude``
     files, or all of it when it was skipped because of the diff (``skipped``: the reason)."""
 
     channel: str
@@ -223,7 +207,7 @@ _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "una
 
 
 class GatedAck(_Model):
-    """One ack file the ratification gate held back (issue 18): what it would silence."""
+    """One ack file the ratification gate held back: what it would silence."""
 
     file: str
     finding_key: str | None = None
@@ -240,7 +224,7 @@ class Ratification(_Model):
 
 
 class ReconciledResults(_Model):
-    """The document `review --sync`, `results` and `reconcile` print (ch. 04 §6.1)."""
+    """The document `review --sync`, `results` and `reconcile` print."""
 
     job_id: str | None
     verdict: Verdict
@@ -256,12 +240,12 @@ class ReconciledResults(_Model):
     proposed_config_change: bool | None = None
     session_id: str | None = None
     round: int | None = None
-    #: mmr additions (issue 13): the findings not in the diff, how they were gated, coverage.
+    #: mmr additions: the findings not in the diff, how they were gated, coverage.
     outside_diff_findings: list[ReconciledFinding] | None = None
     unanchored_findings: list[ReconciledFinding] | None = None
     outside_diff_gate: OutsideDiffGate | None = None
     coverage: Coverage | None = None
-    #: mmr addition (issue 18): on the ratification-gate document only.
+    #: mmr addition: on the ratification-gate document only.
     ratification: Ratification | None = None
 
     def to_json_dict(self) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """The severity scale, in one place: what P0-P3 mean and what each ``fix_threshold`` gates.
 
-The meanings are the reference's prompt wording (part of its behaviour, spec ch. 03 §12.5);
+The meanings are MMR 4.0.1's prompt wording (part of how its reviewers judge);
 the prompt, ``mmr config init``, ``.mmr.yaml.example``, docs/config.md, ``mmr explain
-severity`` and the text report's gate line all render from here (issue 13), so they cannot
+severity`` and the text report's gate line all render from here, so they cannot
 drift apart again. Layer: beside :mod:`mmr.models` (imports nothing of mmr).
 """
 

@@ -1,5 +1,4 @@
-"""``mmr skill install``: put the mmr review skill where each coding agent reads it
-(spec ch. 05 §6).
+"""``mmr skill install``: put the mmr review skill where each coding agent reads it.
 
 Planning is pure (:func:`plan_install` reads files, writes nothing); :func:`apply_plan`
 writes. Dedicated files (Cursor, OpenCode, Claude Code) are created, or replaced only with

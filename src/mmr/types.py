@@ -1,6 +1,6 @@
-"""Strict scalar types for config models (spec ch. 01 §2.9).
+"""Strict scalar types for config models.
 
-The reference validator never coerces: ``"300"`` is not a number, ``true`` is not a
+MMR 4.0.1's validator never coerces: ``"300"`` is not a number, ``true`` is not a
 number, ``1`` is not a bool or a string. Integer fields accept integral floats (``2.0``)
 and reject ``1.5``; pydantic's strict int would reject ``2.0``, hence the validator here.
 """

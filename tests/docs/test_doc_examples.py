@@ -111,29 +111,6 @@ def replies_reused(sandbox: Sandbox, run: Run) -> None:
     assert not [ch for ch in fresh["per_channel"].values() if ch.get("cached")]
 
 
-def _recipes(sandbox: Sandbox) -> list[Path]:
-    return sorted((sandbox.mmr_home / "cache" / "early").glob("*.json"))
-
-
-def early_start_adopts(sandbox: Sandbox, run: Run) -> None:
-    """docs/early-start.md: the run recorded a recipe; after an edit the same command starts
-    its reviewer early and the review takes it over: one child, the same verdict."""
-    assert len(_recipes(sandbox)) == 1, run.describe()
-    calls = len(sandbox.alpha.calls())
-    app = sandbox.repo / "src" / "app.py"
-    app.write_text(app.read_text() + "# edited\n")
-    sandbox.commit("src/app.py", message="edit")
-    again = sandbox.mmr_json("mmr review --base main --sync")
-    assert len(sandbox.alpha.calls()) == calls + 1  # started once, early, and adopted
-    assert "cached" not in again["per_channel"]["alpha"]
-    assert len(_recipes(sandbox)) == 1
-
-
-def early_start_off(sandbox: Sandbox, run: Run) -> None:
-    """docs/early-start.md: MMR_EARLY_START=0 records nothing."""
-    assert _recipes(sandbox) == [], run.describe()
-
-
 def sarif_log(sandbox: Sandbox, run: Run) -> None:
     log = json.loads((sandbox.repo / "mmr.sarif").read_text(encoding="utf-8"))
     assert log["version"] == "2.1.0" and log["runs"][0]["tool"]["driver"]["name"] == "mmr"
@@ -229,9 +206,6 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
         Case(0, check=sarif_log),
     "docs/cache.md: mmr review --base main --sync": Case(0, check=replies_reused),
     "docs/cache.md: mmr review --base main --sync --no-cache": Case(0),
-    "docs/early-start.md: mmr review --base main --sync": Case(0, check=early_start_adopts),
-    "docs/early-start.md: MMR_EARLY_START=0 mmr review --base main --sync":
-        Case(0, check=early_start_off),
 }
 
 ALL = examples()

@@ -17,11 +17,11 @@ from typing import Any
 import yaml
 
 from mmr.config.paths import user_config_path
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.e2e.test_review_e2e import mmr_command
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
 
-BUILTINS = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
 CLEAN = {"approved": True, "findings": [], "summary": "ok"}
 CALC = "".join(f"line{i} = {i}\n" for i in range(1, 23))  # 22 lines
 
@@ -50,7 +50,7 @@ def setup(tmp_path: Path, fake_cli: FakeCliFactory, replies: dict[str, Any],
     channels.update(extra_channels or {})
     path = user_config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump({"channels": channels, "channels_disabled": BUILTINS,
+    path.write_text(yaml.safe_dump({"channels": channels, "channels_disabled": ENABLED_BUILTINS,
                                     "defaults": defaults or {}}))
     return repo
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from mmr.config.paths import jobs_dir, user_config_path
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.fakes.plugin import FakeCliFactory, wait_until_gone
 from tests.integration.git_repo_builder import GitRepo
 
@@ -38,8 +39,7 @@ def test_sync_review_through_a_pipe(tmp_path: Path, fake_cli: FakeCliFactory) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump({
         "channels": {"rev1": {"command": "rev1"}, "rev2": {"command": "rev2"}},
-        "channels_disabled": ["claude", "codex", "grok", "antigravity", "opencode",
-                              "doc-conformance"],
+        "channels_disabled": ENABLED_BUILTINS,
     }))
     done = subprocess.run([*mmr_command(), "review", "--sync"], cwd=repo.root,
                           capture_output=True, env=dict(os.environ), timeout=120, check=False)
@@ -68,9 +68,7 @@ def test_sigint_during_a_sync_dispatch_exits_130(tmp_path: Path,
     path = user_config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump({"channels": {"slow": {"command": "slow"}},
-                                    "channels_disabled": ["claude", "codex", "grok",
-                                                          "antigravity", "opencode",
-                                                          "doc-conformance"]}))
+                                    "channels_disabled": ENABLED_BUILTINS}))
     process = subprocess.Popen([*mmr_command(), "review", "--sync"], cwd=repo.root,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env=dict(os.environ))

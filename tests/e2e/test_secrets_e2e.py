@@ -12,12 +12,12 @@ from pathlib import Path
 import yaml
 
 from mmr.config.paths import mmr_home, user_config_path
+from mmr.vocabulary import FORMATS
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.e2e.test_review_e2e import mmr_command
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
 from tests.secrets_corpus import build_corpus, corpus_files, file_text
-
-FORMATS = ("json", "text", "markdown", "sarif", "github", "rdjsonl")
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -49,8 +49,7 @@ def test_no_raw_credential_leaves_through_any_channel_file_or_format(
     path.write_text(yaml.safe_dump({
         "channels": {"rev1": {"command": "rev1"},
                      "rev2": {"command": "rev2", "on_credentials": "refuse"}},
-        "channels_disabled": ["claude", "codex", "grok", "antigravity", "opencode",
-                              "doc-conformance"],
+        "channels_disabled": ENABLED_BUILTINS,
     }))
     review = _run("review", "--sync", "--staged", cwd=repo.root)
     assert review.returncode == 2, review.stderr  # the committed credentials block

@@ -10,9 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import typer
 
-from mmr.cli.app import app
 from tests.fakes.plugin import FakeCli, FakeCliFactory
 from tests.integration.action_runner import StepRun, run_action
 from tests.integration.git_repo_builder import GitRepo
@@ -22,10 +20,6 @@ from tests.sarif_schema import sarif_errors
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ACTION = REPO_ROOT / "action.yml"
 
-pytestmark = pytest.mark.skipif(
-    "review" not in typer.main.get_command(app).commands,
-    reason="`mmr review` is not registered yet",
-)
 
 #: Stands in for `python3 -m venv` and `pip install` (which would need the network and
 #: would replace the shared editable install): it records the calls and makes a "venv"

@@ -13,6 +13,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from mmr.parsers.registry import registered_names
+
 #: Any code point, surrogates and controls included.
 ANY_CHAR = st.characters(exclude_categories=())
 ANY_TEXT = st.text(ANY_CHAR, max_size=80)
@@ -214,9 +216,8 @@ def _unwrap_spec(then: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, An
     return build()
 
 
-BUILTIN_NAMES = ["default", "default-last", "gemini", "doc-conformance"]
 _LEAF_SPECS = st.one_of(
-    st.sampled_from(BUILTIN_NAMES), st.text(ANY_CHAR, max_size=10), regex_spec(),
+    st.sampled_from(registered_names()), st.text(ANY_CHAR, max_size=10), regex_spec(),
     markdown_spec(), answer_spec(),
     st.dictionaries(st.sampled_from(["kind", "wrap", "then", "pattern"]), JSON_VALUES,
                     max_size=3),

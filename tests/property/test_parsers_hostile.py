@@ -82,8 +82,6 @@ def _check_parsed(result: object) -> None:
     if isinstance(result, ParseFailure):
         assert result.error.strip()
         assert result.reason in ("parse_error", "gate_failed")
-        as_reference = result.as_reference_output()
-        assert as_reference.summary == "Output parsing failed."
     # The job store can always write it, and reads back the same JSON.
     data = result.to_json_dict()
     assert json.loads(dumps_json(data)) == json.loads(json.dumps(data))

@@ -3,18 +3,17 @@ installed ``mmr`` against the loopback model APIs of :mod:`tests.realcli.mockapi
 
 The CLIs go into ``$MMR_REALCLI_CACHE`` (default ``$XDG_CACHE_HOME/mmr-realcli`` or
 ``~/.cache/mmr-realcli``), in a directory named after the pins, so a second run installs
-nothing. Without node/npm the tests skip, unless ``MMR_REALCLI_REQUIRED=1`` (set by
-``.ci/run``), where they fail. Every CLI's home and config directories are temp dirs.
+nothing (:func:`tests.realcli.npm_tools.install_once`). Without node/npm the tests fail:
+install them (``.ci/run`` does) or deselect them with ``-m "not realcli"``. Every CLI's
+home and config directories are temp dirs.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +22,10 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.integration.git_repo_builder import GitRepo
 from tests.realcli.mockapi import MockApi, MockServer
+from tests.realcli.npm_tools import install_once
 
 #: Exact versions the contract tests pin (docs/channels.md lists them too). claude-code
 #: declares node >= 22 but its bin is a native executable, so it runs under Node 20.
@@ -33,8 +34,6 @@ PINS = {
     "@openai/codex": "0.171.0",
     "opencode-ai": "1.18.33",
 }
-BUILTINS = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
-_INSTALL_TIMEOUT_S = 600
 
 
 def _cache_root() -> Path:
@@ -48,42 +47,11 @@ def _key() -> str:
     return "-".join(f"{name.rsplit('/', 1)[-1]}@{v}" for name, v in sorted(PINS.items()))
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("MMR_REALCLI_REQUIRED") == "1":
-        pytest.fail(f"realcli: {reason} (MMR_REALCLI_REQUIRED=1)")
-    pytest.skip(f"realcli: {reason}")
-
-
-def _install(target: Path) -> None:
-    npm = shutil.which("npm")
-    node = shutil.which("node")
-    if npm is None or node is None:
-        _unavailable("node and npm are needed to install the real CLIs; none on PATH")
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".install-", dir=target.parent))
-    specs = [f"{name}@{version}" for name, version in PINS.items()]
-    done = subprocess.run(
-        [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund",
-         "--no-save", "--engine-strict=false", "--loglevel=error", *specs],
-        capture_output=True, text=True, timeout=_INSTALL_TIMEOUT_S, check=False,
-    )
-    if done.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        pytest.fail(f"realcli: npm install {' '.join(specs)} failed:\n{done.stderr[-2000:]}")
-    try:
-        staging.rename(target)
-    except OSError:  # another run installed it first
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 @pytest.fixture(scope="session")
 def cli_bin() -> Path:
     """The ``node_modules/.bin`` holding the pinned claude, codex and opencode."""
-    target = _cache_root() / _key()
-    if not (target / "node_modules" / ".bin" / "opencode").exists():
-        _install(target)
-    return target / "node_modules" / ".bin"
+    specs = [f"{name}@{version}" for name, version in PINS.items()]
+    return install_once(_cache_root() / _key(), specs) / ".bin"
 
 
 @pytest.fixture(scope="session")
@@ -143,7 +111,7 @@ class RealEnv:
         doc: dict[str, Any] = {
             "version": 1,
             "channels": {channel: {"enabled": True, **channel_config}},
-            "channels_disabled": [c for c in BUILTINS if c != channel],
+            "channels_disabled": [c for c in ENABLED_BUILTINS if c != channel],
             "defaults": {"min_completed_channels": 1},
         }
         path = Path(self.env["MMR_HOME"]) / "config.yaml"

@@ -1,13 +1,13 @@
-"""Applying acknowledgments to reconciled findings (spec ch. 04 §9.3–§9.4, §4 step 4).
+"""Applying acknowledgments to reconciled findings.
 
 An ack says "this finding is known and accepted": the reconciled finding stays in the
 output, marked ``acknowledged``, counts as advisory and no longer blocks. Records and
 files live in :mod:`mmr.acks.record` and :mod:`mmr.acks.store`;
 this module decides *which* ack applies and under which trust policy.
 
-Lookup order (§9.3): exact key in project, exact key in user, then — for a non-empty
+Lookup order: exact key in project, exact key in user, then — for a non-empty
 shingle — fuzzy in project, fuzzy in user, where fuzzy means the same normalised
-location and Jaccard ≥ 0.7. Differences from the reference (FIX): the *best* fuzzy
+location and Jaccard ≥ 0.7. Unlike MMR 4.0.1, the *best* fuzzy
 candidate wins (highest J, ties to the smallest key) instead of the first file in
 directory order, and the two scopes load independently, so a broken project scope
 costs only the project acks, with a warning, instead of silently all acks.
@@ -26,7 +26,7 @@ from mmr.acks.record import AckRecord, AckScope, ack_location
 from mmr.acks.seen import record_sightings
 from mmr.acks.store import AckStore, ScopeContents
 from mmr.log import get_logger, stderr_line
-from mmr.models import ReconciledFinding, TrustMode
+from mmr.models import ReconciledFinding
 from mmr.reconcile.reconciler import FUZZY_THRESHOLD
 from mmr.reconcile.stable_id import jaccard
 
@@ -37,7 +37,7 @@ WarningSink = Callable[[str], None]
 
 @dataclass(frozen=True)
 class AckPolicy:
-    """Where project acks may come from for one review (§9.4); user acks always load."""
+    """Where project acks may come from for one review; user acks always load."""
 
     project_source: ProjectAckSource = "none"
     base_ref: str | None = None
@@ -50,24 +50,12 @@ class AckPolicy:
         return cls(source, base_ref if source == "base-ref" else None)
 
     @classmethod
-    def for_review(cls, trust_mode: TrustMode, base_ref: str | None, *,
-                   trust_project_acks: bool = False,
-                   accept_new_acks: bool = False) -> AckPolicy:
-        """The §9.4 table: a trust flag → working tree (any mode); else ``base-ref`` mode →
-        the committed acks at ``base_ref``; else (``untrusted-head``, ``non-git``) none."""
-        if trust_project_acks or accept_new_acks:
-            return cls("working-tree")
-        if trust_mode == "base-ref":
-            return cls.from_source("base-ref", base_ref)
-        return cls("none")
-
-    @classmethod
     def from_review_controls(cls, controls: Mapping[str, Any] | BaseModel | None) -> AckPolicy:
         """Rebuild the review's policy from ``job.json`` ``review_controls`` (results/reconcile).
 
         ``trust_project_acks`` is the *effective* working-tree decision (it already folds
         in ``--accept-new-acks``); else ``config_base_ref`` names the trusted ref; a job
-        without controls loads no project acks, as in the reference.
+        without controls loads no project acks, as MMR 4.0.1 does.
         """
         if isinstance(controls, BaseModel):
             controls = controls.model_dump()
@@ -119,7 +107,7 @@ def lookup(
     project: ScopeIndex, user: ScopeIndex, finding_key: str, location: str,
     shingle: Sequence[str],
 ) -> AckMatch | None:
-    """The ack for one finding (``location`` already normalised), or None (§9.3).
+    """The ack for one finding (``location`` already normalised), or None.
 
     Project shadows user at equal strength; an exact user match beats a fuzzy project one.
     """
@@ -181,7 +169,7 @@ def load_acks(store: AckStore, policy: AckPolicy) -> LoadedAcks:
     """Load each scope independently under ``policy``; a failing scope contributes nothing.
 
     User acks always load (they live on the operator's machine). Project acks come from
-    the working tree, from the trusted ref, or not at all (§9.4).
+    the working tree, from the trusted ref, or not at all (docs/trust.md).
     """
     warnings: list[str] = []
     project = ScopeIndex()
@@ -214,7 +202,7 @@ def apply_acks(
 ) -> list[ReconciledFinding]:
     """Stamp ``acknowledged``/``ack_match``/``ack_reason`` on every finding an ack matches.
 
-    Fail safe (§4 step 4): any unexpected error means "no acks at all" and is logged;
+    Fail safe: any unexpected error means "no acks at all" and is logged;
     scope load failures are printed through ``warn`` (stderr by default). With
     ``record_seen`` the keys of the acks that matched are recorded in the MMR root's
     last-seen file, which ``ack prune`` reads; failing to record never fails the run.

@@ -1,4 +1,4 @@
-"""Reconciled findings in stored jobs, as the ack commands need them (spec ch. 04 §9.2, §9.5).
+"""Reconciled findings in stored jobs, as the ack commands need them.
 
 ``mmr ack add <key>`` copies the location and shingle of the finding a past review
 reported (from ``results.json``), and ``mmr ack prune`` counts a job's findings as
@@ -32,7 +32,7 @@ class InvalidAckJobIdError(MmrError):
 
 
 def check_ack_job_id(job_id: str) -> str:
-    """``job_id`` when it matches ``^mmr-[a-f0-9]{12}$``, else the reference's message."""
+    """``job_id`` when it matches ``^mmr-[a-f0-9]{12}$``, else MMR 4.0.1's message."""
     if not is_strict_job_id(job_id):
         raise InvalidAckJobIdError(
             f"Invalid job id: {job_id} — must match ^{STRICT_JOB_ID.pattern}$"
@@ -125,6 +125,6 @@ def find_ack_source(jobs_dir: Path, key: str, job_id: str | None = None) -> AckS
 
 
 def source_not_found_message(key: str, job_id: str | None = None) -> str:
-    """The reference's two stderr lines when ``ack add`` finds no source finding."""
+    """MMR 4.0.1's two stderr lines when ``ack add`` finds no source finding."""
     where = f" (job={job_id})" if job_id is not None else ""
     return f"No reconciled finding with key {key} found in recent jobs{where}.\n{SOURCE_TIP}"

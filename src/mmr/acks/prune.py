@@ -1,6 +1,6 @@
-"""``mmr ack prune``: remove acks whose findings have not been seen for a while (ch. 04 §9.5).
+"""``mmr ack prune``: remove acks whose findings have not been seen for a while.
 
-The reference's prune is a no-op. mmr removes an ack when ``now − last seen`` exceeds
+MMR 4.0.1's prune is a no-op. mmr removes an ack when ``now − last seen`` exceeds
 the retention (``--older-than DAYS``, else ``defaults.ack_retention_days``, 90), where
 *last seen* is the latest of:
 

@@ -1,15 +1,15 @@
-"""The ack record: one ``<finding_key>.json`` file, shared with the reference (spec ch. 04 §9.1).
+"""The ack record: one ``<finding_key>.json`` file, shared with MMR 4.0.1.
 
-Files are interchangeable with the reference only if keys and shingles are byte-identical
-(§2) and the JSON layout is the same: 2-space indent, keys in the order below, ``reason``
+Files are interchangeable with MMR 4.0.1 only if keys and shingles are byte-identical
+and the JSON layout is the same: 2-space indent, keys in the order below, ``reason``
 omitted when not given, no trailing newline. Reading is lenient about *extra* keys and
-strict about the five known ones, exactly as the reference validates them.
+strict about the five known ones, exactly as MMR 4.0.1 validates them.
 
 A project ack is committed, so it travels in diffs that reviewers read: there mmr writes
-the finding's ``description`` (an extra key the reference ignores) and an empty
+the finding's ``description`` (an extra key MMR 4.0.1 ignores) and an empty
 ``description_shingle`` instead of the shingle's dozens of five-character grams; the
-shingle is recomputed from the description when the ack is matched. The reference still
-loads such a file and matches it by key. User acks keep the reference's exact layout.
+shingle is recomputed from the description when the ack is matched. MMR 4.0.1 still
+loads such a file and matches it by key. User acks keep MMR 4.0.1's exact layout.
 """
 
 from __future__ import annotations
@@ -58,14 +58,14 @@ def check_finding_key(key: str) -> str:
 
 
 def ack_location(location: str) -> str:
-    """The ``normalized_location`` an ack stores and lookups compare (§2.2, ``./`` stripped)."""
+    """The ``normalized_location`` an ack stores and lookups compare (``./`` stripped)."""
     return normalize_location(strip_dot_slash(location))
 
 
 def ack_record_problem(value: object, expected_key: str) -> str | None:
     """Why ``value`` is not a usable ack record for file ``<expected_key>.json``, or None.
 
-    The reference's rules exactly: extra keys are fine, but ``reason`` must be a string
+    MMR 4.0.1's rules exactly: extra keys are fine, but ``reason`` must be a string
     when present (``null`` is not), and the embedded key must equal the file name.
     """
     if not isinstance(value, dict):

@@ -1,10 +1,10 @@
-"""When each ack last suppressed a finding: ``<MMR root>/ack-last-seen.json`` (spec ch. 04 §9.5).
+"""When each ack last suppressed a finding: ``<MMR root>/ack-last-seen.json``.
 
 ``mmr ack prune`` removes acks whose findings have not been seen for a while, so every
 results run that applies an ack records ``{"<ack finding_key>": "<ISO time>"}`` here.
 The file lives in the MMR root and never in the work tree: a review must not write to
-the repository, and a changed project ack file would trip the ratification gate. The
-reference ignores the file, so both tools can share the root.
+the repository, and a changed project ack file would trip the ratification gate.
+MMR 4.0.1 ignores the file, so both tools can share the root.
 
 Writes are a read-modify-write under a ``mkdir`` lock (the session index's timings), so
 two reviews finishing at once do not lose each other's sightings. A corrupt file is

@@ -1,4 +1,4 @@
-"""Ack files on disk: the project and user scope directories (spec ch. 04 §9.1–§9.2).
+"""Ack files on disk: the project and user scope directories.
 
 | scope   | directory                          | root checked against  |
 |---------|------------------------------------|-----------------------|
@@ -9,7 +9,7 @@ The store takes both roots explicitly; the CLI resolves them. Project acks live 
 reviewed tree, which may be hostile, so every access first proves the scope directory
 does not leave its root through a symlinked ancestor, single files are never read or
 written through a symlink, and oversized or malformed files are skipped. Reads of a
-project scope may also come from a trusted git ref instead of the working tree (§9.4).
+project scope may also come from a trusted git ref instead of the working tree.
 Each store instance caches a scope after its first read; writes invalidate it.
 """
 
@@ -111,7 +111,7 @@ class AckStore:
         return self._cache[scope]
 
     def read_project_at_ref(self, ref: str) -> ScopeContents:
-        """The project acks committed at ``ref``; any git failure reads as none (§9.4)."""
+        """The project acks committed at ``ref``; any git failure reads as none."""
         if self.project_root is None:
             return ScopeContents()
         cache_key = f"ref:{ref}"
@@ -126,7 +126,7 @@ class AckStore:
 
     def list_all(self) -> list[AckRecord]:
         """User records, then project records; a project record takes a same-key user
-        record's place (§9.2 ``list``). Working tree, no trust gating."""
+        record's place (as ``mmr ack list`` shows them). Working tree, no trust gating."""
         merged: dict[str, AckRecord] = {}
         for scope in _LIST_ORDER:
             for record in self.read_scope(scope).records:

@@ -12,17 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+from mmr.secrets.redact import redact_channel
 
 KEY_VERSION = 1
 
 
 def executable_identity(executable: str | None, path_env: str | None = None) -> str | None:
     """``realpath:size:mtime_ns`` of the executable on PATH; None when it is not found."""
-    import shutil
-
     if executable is None:
         return None
     found = shutil.which(executable, path=path_env if path_env is not None
@@ -40,8 +40,6 @@ def executable_identity(executable: str | None, path_env: str | None = None) -> 
 def review_cache_key(*, channel: Mapping[str, object], prompt: str, parser: Mapping[str, object],
                      executable: str | None, mmr_version: str) -> str:
     """The hex cache key of one channel run."""
-    from mmr.secrets.redact import redact_channel
-
     material = {
         "v": KEY_VERSION,
         "mmr": mmr_version,
@@ -52,14 +50,3 @@ def review_cache_key(*, channel: Mapping[str, object], prompt: str, parser: Mapp
     }
     encoded = json.dumps(material, sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(encoded.encode("ascii")).hexdigest()
-
-
-def material_key(material: Mapping[str, Any], prompt: str) -> str:
-    """The key of a run of ``prompt`` with ``material`` (``channel`` and ``parser`` dumps,
-    the ``command`` token), the executable identified as it is now."""
-    from mmr import __version__
-
-    token = material["command"]
-    return review_cache_key(
-        channel=material["channel"], prompt=prompt, parser=material["parser"],
-        executable=executable_identity(token) if token else None, mmr_version=__version__)

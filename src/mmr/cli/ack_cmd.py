@@ -1,4 +1,4 @@
-"""``mmr ack add | list | rm | prune``: acknowledged findings (spec ch. 04 §9.2, §9.5).
+"""``mmr ack add | list | rm | prune``: acknowledged findings.
 
 Acks live in two scopes: ``project`` (``<project root>/.mmr/acks/``, the default for
 ``add``/``rm``) and ``user`` (``<MMR root>/acks/``). This is the operator's own tool on
@@ -6,17 +6,23 @@ their own machine, so it always works on the working tree, with no trust gating.
 
 ``add`` copies location and shingle from the reconciled finding a past review reported
 (its job's ``results.json``); ``rm`` reports whether the file existed (additive); ``prune``
-removes acks whose findings have not been seen for ``ack_retention_days`` — the
-reference's prune is a no-op (Decisions).
+removes acks whose findings have not been seen for ``ack_retention_days`` (MMR 4.0.1's
+prune removes nothing). The acks core is imported when a sub-command runs (see "Imports"
+in :mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from mmr.cli.groups import command_group
+from mmr.cli.output import write_report
+from mmr.config.paths import find_project_root, jobs_dir, mmr_home
+from mmr.errors import MmrError, UsageError
+from mmr.log import stderr_line
 
 if TYPE_CHECKING:
     from mmr.acks.store import AckStore
@@ -41,13 +47,11 @@ BASE_REF_HINT = (
 
 def _ack_store() -> AckStore:
     from mmr.acks.store import AckStore
-    from mmr.config.paths import find_project_root, mmr_home
 
     return AckStore(user_root=mmr_home(), project_root=find_project_root())
 
 
 def _print(value: object) -> int:
-    from mmr.cli.output import write_report
     from mmr.formatters.json import dumps
 
     write_report(dumps(value))
@@ -56,7 +60,6 @@ def _print(value: object) -> int:
 
 def _required_key(action: str, key: str | None) -> str:
     from mmr.acks.record import check_finding_key
-    from mmr.errors import UsageError
 
     if not key:
         raise UsageError(f"mmr ack {action}: <finding-key> required")
@@ -76,8 +79,6 @@ def add(
     """Acknowledge a finding a past review reported, so it no longer blocks."""
     from mmr.acks.jobs import check_ack_job_id, find_ack_source, source_not_found_message
     from mmr.acks.record import new_ack_record
-    from mmr.config.paths import jobs_dir
-    from mmr.errors import MmrError
 
     key = _required_key("add", finding_key)
     if job is not None:
@@ -95,8 +96,8 @@ def add(
 
 
 def _hint_base_ref(store: AckStore, path: str) -> None:
-    """Say so when a local review would not see this working-tree ack yet (§9.2, §9.4)."""
-    from mmr.log import stderr_line
+    """Say so when a local review would not see this working-tree ack yet: reviews read
+    project acks from committed history."""
     from mmr.trust.modes import is_ci, is_git_repository
 
     root = store.project_root
@@ -112,7 +113,7 @@ def list_acks(
         "--scope", help="Accepted for compatibility; list always shows both scopes.")] = None,
 ) -> int:
     """List acks of both scopes (user first; a project ack replaces a user one)."""
-    del scope  # the reference accepts --scope here and lists both scopes anyway
+    del scope  # accepted, and both scopes listed anyway, as MMR 4.0.1 does
     return _print([record.to_json_dict() for record in _ack_store().list_all()])
 
 
@@ -136,12 +137,9 @@ def prune(
         help="Retention for this run (default defaults.ack_retention_days, 90).")] = None,
 ) -> int:
     """Remove acks whose findings have not been seen within the retention period."""
-    from datetime import UTC, datetime
-
     from mmr.acks.jobs import iter_job_findings
     from mmr.acks.prune import check_retention_days, prune_acks
     from mmr.acks.record import ACK_SCOPES
-    from mmr.config.paths import jobs_dir
 
     if older_than is not None:
         days = check_retention_days(_plain_number(older_than))  # UsageError when < 0
@@ -159,7 +157,6 @@ def _configured_ack_retention() -> float:
     """``defaults.ack_retention_days`` from user + working-tree project config (no gating)."""
     from mmr.config.loaded import WorkingTree
     from mmr.config.loader import load_config
-    from mmr.config.paths import find_project_root
 
     loaded = load_config(find_project_root(), project_source=WorkingTree())
     return loaded.defaults.ack_retention_days

@@ -1,6 +1,6 @@
-"""The reference's option grammar, applied to one command's arguments before Click sees them.
+"""MMR 4.0.1's option grammar, applied to one command's arguments before Click sees them.
 
-Click and yargs disagree on the points scripts rely on (spec ch. 05 §1.2): yargs array
+Click and yargs (MMR 4.0.1's parser) disagree on points scripts rely on: yargs array
 options are greedy (``--channels a b``), a value-taking option never swallows a flag
 (``--diff --pr 5`` is an error), surplus positionals and unknown options are named in the
 error, and camel-case spellings (``--dryRun``) are accepted. :func:`normalise` checks a
@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 
 from mmr.errors import UsageError
 
@@ -33,8 +34,6 @@ def did_you_mean(word: str, candidates: Sequence[str]) -> str:
     Names are compared without their dashes (``--bogus`` is not close to ``--focus``);
     a short ``-h`` suggests the first long option starting with its letter.
     """
-    from difflib import get_close_matches
-
     bare = word.lstrip("-").lower()
     if len(word) == 2 and word[0] == "-" and word[1].isalpha():
         close = [c for c in candidates if c.startswith("--" + bare)][:1]
@@ -120,7 +119,7 @@ def looks_like_flag(word: str) -> bool:
 def normalise(tokens: Sequence[str], spec: CommandSpec) -> list[str]:
     """Validate ``tokens`` (the arguments after the command name) and canonicalise them.
 
-    Raises :class:`ArgvError` with the reference's message for the first problem found.
+    Raises :class:`ArgvError` naming the first problem found.
     """
     parsed = _Parse(spec)
     parsed.scan(list(tokens))

@@ -1,10 +1,13 @@
-"""``mmr commands``: print the capability manifest (spec ch. 05 §7)."""
+"""``mmr commands``: print the capability manifest."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
 import typer
+
+from mmr.cli.output import write_report
+from mmr.manifest import manifest_json, manifest_text
 
 ManifestFormat = Literal["text", "json"]
 
@@ -17,8 +20,5 @@ def commands(
         "--json", help="Shorthand for --format json.")] = False,
 ) -> int:
     """List every command with a summary, a runnable example and whether it writes."""
-    from mmr.cli.output import write_report
-    from mmr.manifest import manifest_json, manifest_text
-
     write_report(manifest_json() if as_json or fmt == "json" else manifest_text())
     return 0

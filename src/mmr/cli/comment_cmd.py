@@ -4,13 +4,18 @@ The markdown report is posted through ``gh`` as one comment, marked with a hidde
 fingerprint, and edited in place on later runs; findings that went away since the last
 run are listed as resolved. Prints ``{"action": "created"|"updated", "comment_id", "url",
 "resolved"}``; exit 0, or 1 with one line when ``gh`` cannot read or write the comments.
+The comment core is imported when the command runs (see "Imports" in :mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from mmr.cli.output import write_report
+from mmr.errors import UsageError
 
 
 def comment(
@@ -25,12 +30,8 @@ def comment(
     )] = None,
 ) -> int:
     """Post or update the one sticky pull-request comment with a review's report."""
-    from pathlib import Path
-
-    from mmr.cli.output import write_report
     from mmr.comment.source import load_results
     from mmr.comment.sticky import post_sticky
-    from mmr.errors import UsageError
     from mmr.formatters.json import dumps
 
     if pr < 1:

@@ -11,6 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import typer
+
+from mmr.cli.app import app
+from mmr.log import stderr_line
+
+try:  # typer's bash/zsh/fish classes (the protocol its scripts speak) are not public API
+    from typer._completion_classes import completion_init
+    from typer.completion import shell_complete
+
+    _AVAILABLE = True
+except ImportError:  # a typer without them still runs every command
+    _AVAILABLE = False
+
 COMPLETE_VAR = "_MMR_COMPLETE"
 
 
@@ -21,16 +34,7 @@ def completion_requested(env: Mapping[str, str]) -> bool:
 
 def complete(env: Mapping[str, str]) -> int:
     """Print the completions (or the completion script) the shell asked for."""
-    import typer
-
-    from mmr.cli.app import app
-    from mmr.log import stderr_line
-
-    try:
-        # typer's bash/zsh/fish classes (the protocol its scripts speak); not public API.
-        from typer._completion_classes import completion_init
-        from typer.completion import shell_complete
-    except ImportError:
+    if not _AVAILABLE:
         stderr_line("mmr: error: shell completion is not available with this typer")
         return 1
     completion_init()

@@ -1,13 +1,15 @@
 """Plumbing shared by the ``mmr config`` sub-commands: positionals, refusals, output.
 
-The reference parses ``mmr config <action> [name] [target]`` itself, so each sub-command
+MMR 4.0.1 parses ``mmr config <action> [name] [target]`` itself, so each sub-command
 takes its positionals as one hidden list and checks it here. A surplus or missing one is a
 usage error like any other (``unexpected argument 'x'``, ``missing argument <value>``, then
-``Try 'mmr config set --help'``); a refusal is one ``mmr: error:`` line.
+``Try 'mmr config set --help'``); a refusal is one ``mmr: error:`` line. The core is
+imported inside the functions that use it (see "Imports" in :mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -15,11 +17,15 @@ from typing import Any, NoReturn
 import typer
 from typer.core import TyperCommand
 
+from mmr.cli.argv import ArgvError
+from mmr.cli.output import write_report
+from mmr.config.paths import find_project_root
+from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.log import stderr_line
 
 
 class ConfigCommand(TyperCommand):
-    """Usage reads like the reference's: ``mmr config set [options] <dotted.path> <value>``."""
+    """Usage reads as MMR 4.0.1's does: ``mmr config set [options] <dotted.path> <value>``."""
 
     def format_usage(self, ctx: Any, formatter: Any) -> None:
         shapes = [str(param.metavar) for param in self.params
@@ -42,28 +48,21 @@ def positionals(action: str, args: list[str] | None, allowed: int) -> list[str |
 
 def unexpected(action: str, arg: str, meant: str = "") -> NoReturn:
     """A surplus positional of ``mmr config <action>`` (``meant``: what was likely meant)."""
-    from mmr.cli.argv import ArgvError
-
     hint = f"; did you mean '{meant}'?" if meant else ""
     raise ArgvError(f"unexpected argument '{arg}'{hint}")
 
 
 def missing(shape: str) -> NoReturn:
     """A missing positional, named by its ``shape`` in the usage line (``<dotted.path>``)."""
-    from mmr.cli.argv import ArgvError
-
     raise ArgvError(f"missing argument {shape}")
 
 
 def refuse(message: str) -> NoReturn:
-    from mmr.config_edit.command_errors import ConfigCommandError
-
     raise ConfigCommandError(message)
 
 
 def guarded(run: Callable[[], int]) -> int:
     """Print a refusal as one ``mmr: error:`` line (no help) and return 1."""
-    from mmr.config_edit.command_errors import ConfigCommandError
     from mmr.config_edit.scope import ScopeConflict
 
     try:
@@ -74,19 +73,13 @@ def guarded(run: Callable[[], int]) -> int:
 
 
 def project_root() -> Path:
-    from mmr.config.paths import find_project_root
-
     return find_project_root(Path.cwd())
 
 
 def as_json(value: object) -> str:
-    import json
-
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def say(text: str) -> None:
-    from mmr.cli.output import write_report
-
     write_report(text)
 

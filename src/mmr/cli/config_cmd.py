@@ -1,17 +1,19 @@
 """``mmr config``: init, test, channels, path, show, schema, enable, disable, set, unset.
 
-The sub-commands of ch. 01 §8, plus ``schema`` (an mmr addition).
+The sub-commands of MMR 4.0.1, plus ``schema`` (an mmr addition).
 
 Each sub-command takes its positionals as one list, so a surplus or missing one is a usage
 error (``unexpected argument 'x'`` / ``missing argument <value>``, then ``Try 'mmr config
-set --help'``); both exit 1 before any file is touched. Refusals keep the reference's
+set --help'``); both exit 1 before any file is touched. Refusals keep MMR 4.0.1's
 sentences (scripts grep them) behind ``mmr: error:``; config load errors go to the common
-error boundary. The work
-happens in ``mmr.config`` (views, toggle, set_unset, init_config, probe_report).
+error boundary. The work happens in ``mmr.config_edit`` (views, toggle, set_unset,
+init_config, probe_report), imported when a sub-command runs (see "Imports" in
+:mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
@@ -29,6 +31,7 @@ from mmr.cli.config_args import (
     unexpected,
 )
 from mmr.cli.groups import command_group
+from mmr.config.paths import project_config_path, user_config_path
 from mmr.log import stderr_line
 
 if TYPE_CHECKING:
@@ -73,18 +76,16 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
     """Check that every enabled channel is installed and logged in (JSON; exit 1 if not)."""
 
     def run() -> int:
-        from mmr import git
         from mmr.config_edit.probe_report import config_test_report
         from mmr.config_edit.scope import load_for_probes
 
         positionals("test", args, 0)
         root = project_root()
-        with git.probe_memo():  # loading and the unseen check ask git the same questions
-            loaded, _ = load_for_probes(root, trust_project_config=trust_project_config,
-                                        on_warning=stderr_line)
-            report, ok = config_test_report(loaded)
-            if not trust_project_config:
-                _mark_unseen(report, root, loaded)
+        loaded, _ = load_for_probes(root, trust_project_config=trust_project_config,
+                                    on_warning=stderr_line)
+        report, ok = config_test_report(loaded)
+        if not trust_project_config:
+            _mark_unseen(report, root, loaded)
         say(as_json(report))
         return 0 if ok else 1
 
@@ -93,8 +94,6 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
 
 def _mark_unseen(report: dict[str, dict[str, object]], root: Path, loaded: LoadedConfig) -> None:
     """Say which working channels review will not load (an uncommitted or non-git file)."""
-    from dataclasses import replace
-
     from mmr.config_edit.unseen import unseen_by_review
 
     unseen = unseen_by_review(root, loaded)
@@ -162,7 +161,6 @@ def path(*, args: Annotated[list[str] | None, positionals_argument("")] = None) 
     """Print where config is read from and written to."""
 
     def run() -> int:
-        from mmr.config.paths import project_config_path, user_config_path
         from mmr.config_edit.unseen import project_file_note
         from mmr.config_edit.views import paths_report
 

@@ -3,14 +3,20 @@
 Advisory: the exit code is 1 only for a usage problem (no input, an unreadable file,
 bad flags, a bad config or an explicitly named channel that cannot run) and 0 otherwise,
 whatever the models say. Everything the command does lives in
-:mod:`mmr.critique.pipeline`.
+:mod:`mmr.critique.pipeline`, imported when the command runs (see "Imports" in
+:mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+
+from mmr.cli.output import use_color, write_report
+from mmr.log import stderr_line
 
 Format = Literal["text", "json"]
 ContextMode = Literal["none", "repo"]
@@ -54,12 +60,7 @@ def critique(
         "--quiet", help="No per-channel progress on stderr.")] = False,
 ) -> int:
     """Critique a design with several AI models (advisory; never gates)."""
-    import sys
-    from pathlib import Path
-
-    from mmr.cli.output import use_color, write_report
     from mmr.critique.pipeline import CritiqueIO, CritiqueRequest, run_critique
-    from mmr.log import stderr_line
     from mmr.review.progress import progress_for
 
     request = CritiqueRequest(

@@ -1,11 +1,11 @@
-"""Turn a command line into one command call and its exit code (spec ch. 05 §1.2).
+"""Turn a command line into one command call and its exit code.
 
-The reference's parser (yargs) decides what scripts see on bad input; Click would answer
-differently (exit 2, other wording). So the command line is checked here first — which
-command, which options, greedy lists, missing values — and Click only converts values.
-A usage error prints one line naming the bad argument (``mmr: error: unknown option
-'--bogus'; did you mean '--base'?``), then ``Try 'mmr review --help'``, and exits 1: exit 2
-means ``blocked``. Only a bare ``mmr`` shows the command list (on stderr).
+Scripts written for MMR 4.0.1 rely on what its parser (yargs) accepts and refuses; Click
+would answer differently (exit 2, other wording). So the command line is checked here
+first — which command, which options, greedy lists, missing values — and Click only
+converts values. A usage error prints one line naming the bad argument (``mmr: error:
+unknown option '--bogus'; did you mean '--base'?``), then ``Try 'mmr review --help'``, and
+exits 1: exit 2 means ``blocked``. Only a bare ``mmr`` shows the command list (on stderr).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import typer
 
+from mmr import __version__
+from mmr.cli.app import app as mmr_app
 from mmr.cli.argv import ArgvError, looks_like_flag, normalise, unknown
 from mmr.cli.errors import usage_error
 from mmr.cli.introspect import (
@@ -33,15 +35,11 @@ from mmr.log import stderr_line
 NO_COMMAND_HINT = "mmr: error: missing command; run 'mmr --help' for usage"
 
 
-def run(args: Sequence[str], app: typer.Typer | None = None) -> int:
+def run(args: Sequence[str], app: typer.Typer = mmr_app) -> int:
     """Parse ``args`` (without the program name), run the command, return its exit code.
 
     Errors other than usage errors propagate to the boundary in :mod:`mmr.cli.errors`.
     """
-    if app is None:
-        from mmr.cli.app import app as default_app
-
-        app = default_app
     root = typer.main.get_command(app)
     tokens = list(args)
     if not tokens:
@@ -49,11 +47,12 @@ def run(args: Sequence[str], app: typer.Typer | None = None) -> int:
         return 1
     options_part = tokens[: tokens.index("--")] if "--" in tokens else tokens
     if "--version" in options_part:
-        from mmr import __version__
-
         sys.stdout.write(__version__ + "\n")
         return 0
     resolved = resolve_command(root, tokens)
+    if "--help" in options_part:  # the help of the command named before it, as `mmr help` prints
+        sys.stdout.write(help_text(root, Resolved(resolved.path, ())) + "\n")
+        return 0
     try:
         argv = _checked_argv(root, resolved)
     except ArgvError as exc:
@@ -62,11 +61,8 @@ def run(args: Sequence[str], app: typer.Typer | None = None) -> int:
 
 
 def _checked_argv(root: ClickCommand, resolved: Resolved) -> list[str]:
-    """The argv to hand Click; raises :class:`ArgvError` for anything the reference rejects."""
+    """The argv to hand Click; raises :class:`ArgvError` for anything MMR 4.0.1 rejects."""
     rest = list(resolved.rest)
-    options_part = rest[: rest.index("--")] if "--" in rest else rest
-    if "--help" in options_part:
-        return [*resolved.names, "--help"]
     command = leaf(root, resolved)
     if is_group(command):
         if not rest:

@@ -1,8 +1,9 @@
 """``mmr doctor [--fix] [--format text|json]``: install and auth state of every channel.
 
 The health rows come from :mod:`mmr.doctor.checks`, the fixes from :mod:`mmr.doctor.fix`, the
-rendering from :mod:`mmr.doctor.report`. Exit 1 while anything needs attention that
-``--fix`` did not settle (spec ch. 02 §9.5), else 0.
+rendering from :mod:`mmr.doctor.report`, all imported when the command runs (see "Imports"
+in :mod:`mmr.cli.app`). Exit 1 while anything needs attention that ``--fix`` did not
+settle, else 0.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Annotated, Literal
 
 import typer
 
+from mmr.cli.output import write_report
+from mmr.config.paths import find_project_root
 from mmr.log import stderr_line
 
 DoctorFormat = Literal["text", "json"]
@@ -33,29 +36,23 @@ def doctor(
     One row per channel with at most one remediation line; exit 1 while any channel
     needs attention that --fix did not settle.
     """
-    from mmr import git
-    from mmr.cli.output import write_report
-    from mmr.config.paths import find_project_root
     from mmr.config_edit.scope import load_for_probes
     from mmr.doctor.checks import doctor_exit_code, probe_health, probed_channels
+    from mmr.doctor.fix import fix_not_installed
     from mmr.doctor.report import render_json, render_text
     from mmr.doctor.warnings import uncommitted_auth_warning
 
     root = find_project_root()
-    with git.probe_memo():  # loading and the warning ask git the same questions
-        loaded, from_work_tree = load_for_probes(
-            root, trust_project_config=trust_project_config, on_warning=stderr_line)
-        warning = (uncommitted_auth_warning(root, set(probed_channels(loaded)))
-                   if from_work_tree else None)
+    loaded, from_work_tree = load_for_probes(
+        root, trust_project_config=trust_project_config, on_warning=stderr_line)
+    warning = (uncommitted_auth_warning(root, set(probed_channels(loaded)))
+               if from_work_tree else None)
     if warning is not None:
         stderr_line(warning)
     rows = probe_health(loaded)
     write_report(render_json(rows) if fmt == "json" else render_text(rows, fix=fix))
     if not fix:
         return doctor_exit_code(rows)
-
-    from mmr.doctor.fix import fix_not_installed
-
     if fmt == "text":
         write_report("")
     outcomes = fix_not_installed([row.name for row in rows if row.status == "not_installed"],

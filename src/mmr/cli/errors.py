@@ -12,20 +12,18 @@ The traceback reaches stderr only when ``MMR_DEBUG`` is set: users get one line,
 from __future__ import annotations
 
 import os
+import platform
 import sys
+import traceback
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from mmr import __version__
+from mmr.config.paths import mmr_home
 from mmr.errors import MmrError
 from mmr.log import stderr_line
 from mmr.vocabulary import EXIT_INTERRUPTED
-
-if TYPE_CHECKING:
-    from datetime import datetime
-
-# platform, traceback and datetime are imported where a crash needs them: every command
-# passes through this module, and they cost several milliseconds of start-up.
 
 _REPORTED_PACKAGES = ("typer", "pydantic", "structlog", "anyio", "httpx", "PyYAML", "ruamel.yaml")
 
@@ -65,8 +63,6 @@ def _crash(exc: BaseException, argv: Sequence[str]) -> int:
         path = write_crash_log(exc, argv)
     except OSError as log_error:
         stderr_line(f"mmr: could not write a crash log ({log_error}); the traceback follows")
-        import traceback
-
         traceback.print_exception(exc, file=sys.stderr)
         return 1
     stderr_line(f"mmr: this is a bug in mmr; the details are in {path}")
@@ -82,11 +78,9 @@ def describe(exc: BaseException) -> str:
 
 def crash_report(exc: BaseException, argv: Sequence[str], now: datetime) -> str:
     """Text of a crash log: when, what ran, on which versions, and the traceback."""
-    import platform
-    import traceback
+    # Here, not at the top: importlib.metadata adds 13 ms to every command (python -X
+    # importtime), and only a crash log needs it.
     from importlib import metadata
-
-    from mmr import __version__
 
     lines = [
         "mmr crash report",
@@ -112,10 +106,6 @@ def crash_report(exc: BaseException, argv: Sequence[str], now: datetime) -> str:
 
 def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path:
     """Write :func:`crash_report` to ``<mmr home>/logs/crash-<time>-<pid>.log`` (mode 0600)."""
-    from datetime import UTC, datetime
-
-    from mmr.config.paths import mmr_home
-
     now = datetime.now(UTC)
     logs = mmr_home() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -129,8 +119,6 @@ def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path:
 
 def _debug_traceback(exc: BaseException) -> None:
     if os.environ.get("MMR_DEBUG"):
-        import traceback
-
         traceback.print_exception(exc, file=sys.stderr)
 
 

@@ -1,4 +1,4 @@
-"""``mmr explain [topic]``: short built-in explanations of mmr's concepts (spec ch. 05 §8).
+"""``mmr explain [topic]``: short built-in explanations of mmr's concepts.
 
 The prose lives in ``templates/explain/<topic>.md``; topics are listed alphabetically.
 ``severity.md`` is generated from :mod:`mmr.severity` (``python -m mmr.severity``), so the
@@ -10,6 +10,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+
+from mmr.cli.output import write_report
+from mmr.errors import MmrError
+from mmr.resources import read_template
 
 #: Every topic, alphabetically; each has ``templates/explain/<topic>.md``.
 TOPICS = (
@@ -24,17 +28,12 @@ def explain(
         metavar="TOPIC", show_default=False, help="The concept to explain.")] = None,
 ) -> int:
     """Explain a concept (channels, config, compensation …); no topic lists them."""
-    from mmr.cli.output import write_report
-
     write_report(topic_text(topic))
     return 0
 
 
 def topic_text(topic: str | None) -> str:
     """The text for ``topic``, or the list of topics when it is ``None``."""
-    from mmr.errors import MmrError
-    from mmr.resources import read_template
-
     available = ", ".join(TOPICS)
     if topic is None:
         return f"Topics: {available}\nRun `mmr explain <topic>` for any of them."

@@ -1,15 +1,20 @@
-"""``mmr explore``: parse the flags, run the exploration, write the answer, exit (ch. 06 §4).
+"""``mmr explore``: parse the flags, run the exploration, write the answer, exit.
 
 Everything the command does lives in :mod:`mmr.explore.run`; this module turns the command
 line into an :class:`~mmr.explore.run.ExploreRequest`, sends notices to stderr and the answer
 to ``--out`` or stdout, and returns the exit code (0 answer, 1 usage, 2 failed, 3 uncited).
+:mod:`mmr.explore.run` is imported when the command runs (see "Imports" in :mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+
+from mmr.cli.output import write_report
+from mmr.log import stderr_line
 
 Breadth = Literal["medium", "very-thorough"]
 Format = Literal["text", "json"]
@@ -44,11 +49,7 @@ def explore(
         "--dry-run", help="Print roots, channels, prompt and argv; run nothing.")] = False,
 ) -> int:
     """Ask explore channels where something lives in the code; get a cited answer."""
-    from pathlib import Path
-
-    from mmr.cli.output import write_report
     from mmr.explore.run import ExploreRequest, run_explore, write_out
-    from mmr.log import stderr_line
 
     request = ExploreRequest(
         roots=tuple(root or ()), prompt_file=prompt_file, question=question, out=out,

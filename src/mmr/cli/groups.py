@@ -9,7 +9,7 @@ from typer.core import TyperGroup
 
 
 class MmrGroup(TyperGroup):
-    """A command group whose usage line reads like the reference's: ``mmr <command> [options]``."""
+    """A command group whose usage line reads as MMR 4.0.1's: ``mmr <command> [options]``."""
 
     def format_usage(self, ctx: Any, formatter: Any) -> None:
         formatter.write_usage(ctx.command_path, "<command> [options]")

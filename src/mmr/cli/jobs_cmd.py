@@ -1,16 +1,23 @@
-"""``mmr jobs list | prune``: the stored review jobs (spec ch. 04 §7.7).
+"""``mmr jobs list | prune``: the stored review jobs.
 
 ``list`` prints one object per loadable job, newest first; ``prune`` deletes jobs older
 than ``defaults.job_retention_days`` (user config plus the project root's working-tree
 ``.mmr.yaml``, no trust gating: it is local housekeeping) and prints one compact line.
-Session records that name a pruned job are left alone; a stale id there is harmless.
+Session records that name a pruned job are left alone; a stale id there is harmless. The
+job store is imported when a sub-command runs (see "Imports" in :mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+
 import typer
 
+from mmr.cache.store import open_review_cache
 from mmr.cli.groups import command_group
+from mmr.cli.output import write_report
+from mmr.config.paths import find_project_root, jobs_dir, mmr_home
 
 app: typer.Typer = command_group("Manage review jobs.")
 
@@ -18,8 +25,6 @@ app: typer.Typer = command_group("Manage review jobs.")
 @app.command("list")
 def list_jobs() -> int:
     """List review jobs, newest first."""
-    from mmr.cli.output import write_report
-    from mmr.config.paths import jobs_dir
     from mmr.formatters.json import dumps
     from mmr.store.jobs import JobStore
 
@@ -32,14 +37,8 @@ def list_jobs() -> int:
 def prune_jobs() -> int:
     """Delete jobs older than defaults.job_retention_days (default 7), and prune the review
     cache (expired replies, then the least recently used past defaults.cache.max_size_mb)."""
-    import json
-    from datetime import UTC, datetime
-
-    from mmr.cache.store import open_review_cache
-    from mmr.cli.output import write_report
     from mmr.config.loaded import WorkingTree
     from mmr.config.loader import load_config
-    from mmr.config.paths import find_project_root, jobs_dir, mmr_home
     from mmr.store.jobs import JobStore
 
     loaded = load_config(find_project_root(), project_source=WorkingTree())

@@ -1,6 +1,6 @@
 """What reaches the terminal: the colour decision, and writing a report to stdout in full.
 
-The reference loses everything past 64 KiB when stdout is a pipe (Node exits with the
+MMR 4.0.1 loses everything past 64 KiB when stdout is a pipe (Node exits with the
 pipe's buffer unflushed). mmr writes the report's bytes itself, waiting while the pipe
 is full — also when a parent handed us a non-blocking pipe — and flushes before returning.
 """

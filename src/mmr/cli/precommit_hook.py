@@ -13,6 +13,8 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from mmr.cli.main import main as mmr_main
+
 #: What the hook shows by default: the text report reads well in a terminal.
 DEFAULT_OPTIONS = ("--sync", "--format", "text")
 
@@ -27,8 +29,6 @@ def review_argv(env: Mapping[str, str], extra: Sequence[str] = ()) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the review for this hook invocation; the exit code is the verdict's."""
-    from mmr.cli.main import main as mmr_main
-
     extra = list(sys.argv[1:] if argv is None else argv)
     return mmr_main(review_argv(os.environ, extra))
 

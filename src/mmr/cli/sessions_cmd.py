@@ -1,9 +1,10 @@
-"""``mmr sessions start | list | show | end``: multi-round review sessions (spec ch. 04 §8.4).
+"""``mmr sessions start | list | show | end``: multi-round review sessions.
 
 Every sub-command prints 2-space JSON and exits 0; an invalid id, a session that
 already exists or is not there, and a corrupt index are one-line errors with exit 1
-(the reference prints stack traces for them). A session id becomes a file name, so it is
-checked against ``^[a-zA-Z0-9_-]+$`` (minus reserved names) before any path is built.
+(MMR 4.0.1 prints stack traces for them). A session id becomes a file name, so it is
+checked against ``^[a-zA-Z0-9_-]+$`` (minus reserved names) before any path is built. The
+session store is imported when a sub-command runs (see "Imports" in :mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mmr.cli.groups import command_group
+from mmr.cli.output import write_report
+from mmr.config.paths import sessions_dir
 
 if TYPE_CHECKING:
     from mmr.store.sessions import SessionStore
@@ -24,14 +27,12 @@ SessionId = Annotated[str, typer.Argument(
 
 
 def _store() -> SessionStore:
-    from mmr.config.paths import sessions_dir
     from mmr.store.sessions import SessionStore
 
     return SessionStore(sessions_dir())
 
 
 def _print(value: object) -> int:
-    from mmr.cli.output import write_report
     from mmr.formatters.json import dumps
 
     write_report(dumps(value))

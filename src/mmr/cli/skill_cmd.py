@@ -1,10 +1,14 @@
-"""``mmr skill install``: install the mmr review skill for coding agents (spec ch. 05 §6)."""
+"""``mmr skill install``: install the mmr review skill for coding agents."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+
+from mmr.cli.output import write_report
+from mmr.skills import apply_plan, install_root, plan_install, report, select_platforms
 
 SkillAction = Literal["install"]
 
@@ -27,11 +31,6 @@ def skill(
         "--dry-run", help="Show what would be written; write nothing.")] = False,
 ) -> int:
     """Install a "review with mmr" skill into a project for each agent CLI."""
-    from pathlib import Path
-
-    from mmr.cli.output import write_report
-    from mmr.skills import apply_plan, install_root, plan_install, report, select_platforms
-
     platforms = select_platforms(platform, install_all)
     root = install_root(directory, Path.cwd())
     planned = plan_install(root, platforms, force=force)

@@ -1,11 +1,12 @@
 """``mmr status <job-id>``: where a review job stands, as JSON, with an exit code to match.
 
-Exit codes (spec ch. 04 §5.5, §7.8): 0 every channel is terminal and none failed
-(``skipped`` and — mmr, Decisions — ``not_installed`` are not failures of a dispatched
-channel), 1 a channel is still running, 2 a channel ``failed``, timed out or failed auth,
-5 the job does not exist or cannot be read. Loading the job runs the dead-worker sweep,
-so a job whose worker was killed reports its channels ``failed`` (``reason:
-worker_died``) and ``"worker": "died"`` instead of "running" forever.
+Exit codes: 0 every channel is terminal and none failed (``skipped`` and, unlike
+MMR 4.0.1, ``not_installed`` are not failures of a dispatched channel), 1 a channel is
+still running, 2 a channel ``failed``, timed out or failed auth, 5 the job does not exist
+or cannot be read. Loading the job runs the dead-worker sweep, so a job whose worker was
+killed reports its channels ``failed`` (``reason: worker_died``) and ``"worker": "died"``
+instead of "running" forever. The job store is imported when the command runs (see
+"Imports" in :mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from typing import Annotated
 
 import typer
 
+from mmr.cli.output import write_report
+from mmr.config.paths import jobs_dir
+
 
 def status(
     *,
@@ -21,8 +25,6 @@ def status(
         metavar="JOB_ID", show_default=False, help="The job id, e.g. mmr-3f2a9c1b7d04.")],
 ) -> int:
     """Check the status of a review job."""
-    from mmr.cli.output import write_report
-    from mmr.config.paths import jobs_dir
     from mmr.formatters.json import dumps
     from mmr.store.job_status import status_document, status_exit_code
     from mmr.store.jobs import JobStore

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from mmr.config.paths import jobs_dir
 from mmr.errors import MmrError, UsageError
 from mmr.models import ReconciledResults
+from mmr.review.job_verdict import finished_job
+from mmr.review.results import job_results
+from mmr.store.jobs import JobStore
 
 
 def load_results(*, job: str | None, results_file: str | None) -> ReconciledResults:
@@ -14,10 +20,6 @@ def load_results(*, job: str | None, results_file: str | None) -> ReconciledResu
         return _from_file(Path(results_file))
     if job is None or results_file is not None:
         raise UsageError("Give exactly one of --job <job-id> and --results <file>.")
-    from mmr.config.paths import jobs_dir
-    from mmr.review.job_verdict import finished_job
-    from mmr.review.results import job_results
-    from mmr.store.jobs import JobStore
 
     store = JobStore(jobs_dir())
     finished_job(store, job)
@@ -25,8 +27,6 @@ def load_results(*, job: str | None, results_file: str | None) -> ReconciledResu
 
 
 def _from_file(path: Path) -> ReconciledResults:
-    from pydantic import ValidationError
-
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -1,4 +1,4 @@
-"""Channel-name aliases and retired channels (spec ch. 01 §3.5–3.6, ch. 05 §2.5)."""
+"""Channel-name aliases and retired channels."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def normalize_channel_keys(
     """Rename alias keys of one layer's ``channels`` mapping to their canonical names.
 
     An alias without its canonical key is renamed in place (same position); an alias next
-    to its canonical key is dropped. Both cases warn (§1.5).
+    to its canonical key is dropped. Both cases warn.
     """
     result: dict[str, Any] = {}
     for key, value in channels.items():

@@ -1,8 +1,8 @@
 """Channel models: both kinds, their ``auth`` blocks and the mmr channel keys.
 
 Subprocess and http channels are a union discriminated on ``kind``; a channel without
-one is a subprocess channel (ch. 01 §3.2). Field order is dump order (§2.5): the head
-fields of each kind first, then the common fields, then mmr's additions (ch. 06 §2).
+one is a subprocess channel. Field order is dump order (``config show`` prints keys in
+it): the head fields of each kind first, then the common fields, then mmr's additions.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from mmr.types import Integer, NonNegativeInt, PositiveInt, StrictBool, StrictSt
 
 ChannelRole = Literal["review", "explore"]
 RETRY_TRIGGERS: tuple[str, ...] = ("failed", "parse_error", "gate_failed", "incomplete")
-#: A template variable: ``null`` drops the flag pair that uses it (ch. 06 §2).
+#: A template variable: ``null`` drops the flag pair that uses it.
 VarValue = StrictStr | StrictInt | StrictFloat | None
 
 
@@ -61,7 +61,7 @@ class HttpAuth(ConfigModel):
 
 
 class RetryPolicy(ConfigModel):
-    """Re-dispatch after a transient failure (ch. 02 §5.12)."""
+    """Re-dispatch after a transient failure."""
 
     attempts: NonNegativeInt = Field(0, description="Extra attempts after the first.")
     on: list[StrictStr] = Field(
@@ -83,7 +83,7 @@ class RetryPolicy(ConfigModel):
 
 
 class Telemetry(ConfigModel):
-    """JSONPaths into the raw reply for each figure; the key set is fixed (ch. 06 §2)."""
+    """JSONPaths into the raw reply for each figure; the key set is fixed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -95,7 +95,7 @@ class Telemetry(ConfigModel):
 
 
 class HttpRequest(ConfigModel):
-    """Tuning of an HTTP channel's chat request (issue 17); unset keys are not sent."""
+    """Tuning of an HTTP channel's chat request; unset keys are not sent."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -140,7 +140,7 @@ class _HttpHead(ConfigModel):
 
 
 class _ChannelTail(ConfigModel):
-    """Fields common to both kinds, in dump order (§2.5), then the mmr additions."""
+    """Fields common to both kinds, in dump order, then the mmr additions."""
 
     enabled: StrictBool = Field(
         True, description="Part of the default selection (`--channels` ignores it).")
@@ -218,7 +218,7 @@ class HttpChannel(_ChannelTail, _HttpHead):
 
     @property
     def probe_url(self) -> str:
-        """The auth probe's URL: ``check_endpoint``, else the endpoint's ``/models`` (§2.7)."""
+        """The auth probe's URL: ``check_endpoint``, else the endpoint's ``/models``."""
         if self.auth.check_endpoint is not None:
             return self.auth.check_endpoint
         base = self.endpoint.rstrip("/")

@@ -1,4 +1,4 @@
-"""Checks that run after schema validation (ch. 01 §1.7 steps 6–9) and load-time warnings."""
+"""Checks that run after schema validation, and load-time warnings."""
 
 from __future__ import annotations
 
@@ -6,14 +6,10 @@ import re
 from collections.abc import Callable
 
 from mmr.config.aliases import RETIRED_REPLACEMENT
-from mmr.config.schema import (
-    REGISTERED_PARSER_NAMES,
-    HttpChannel,
-    MmrConfig,
-    SubprocessChannel,
-)
+from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel
 from mmr.config.wrapper import PROMPT_TOKEN, wrapper_template
 from mmr.errors import ConfigError
+from mmr.parsers.registry import registered_names
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec
 
 #: ``fail(path, message)`` builds the error, naming the file that supplied ``path``.
@@ -22,7 +18,7 @@ DISPATCHABLE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
 def enforce_tombstones(config: MmrConfig) -> MmrConfig:
-    """Built-in retired channels stay retired and disabled, whatever the config says (§3.5)."""
+    """Built-in retired channels stay retired and disabled, whatever the config says."""
     channels = dict(config.channels)
     changed = False
     for name in RETIRED_REPLACEMENT:
@@ -34,7 +30,7 @@ def enforce_tombstones(config: MmrConfig) -> MmrConfig:
 
 
 def check_compensator(config: MmrConfig, fail: Fail) -> None:
-    """The compensator must name a concrete, dispatchable review channel (§2.4)."""
+    """The compensator must name a concrete, dispatchable review channel."""
     compensator = config.defaults.compensator
     if compensator is None or compensator.channel is None:
         return
@@ -64,7 +60,7 @@ def check_compensator(config: MmrConfig, fail: Fail) -> None:
 
 
 def check_runnable(config: MmrConfig, fail: Fail) -> None:
-    """Every enabled, concrete subprocess channel needs a command (§3.8)."""
+    """Every enabled, concrete subprocess channel needs a command."""
     for name, channel in config.channels.items():
         if channel.abstract or not channel.enabled or isinstance(channel, HttpChannel):
             continue
@@ -78,6 +74,7 @@ def load_warnings(config: MmrConfig) -> list[str]:
     """Suspicious but legal settings: secret-looking headers, wrappers, parser names, names."""
     from mmr.config.suggest import did_you_mean
 
+    known_parsers = registered_names()
     messages: list[str] = []
     for name, channel in config.channels.items():
         messages.extend(_secret_header_warnings(name, channel))
@@ -91,15 +88,15 @@ def load_warnings(config: MmrConfig) -> list[str]:
             messages.append(f"mmr: config channels.{name}.prompt_wrapper has no {PROMPT_TOKEN}; "
                             "the review content will not be sent")
         for parser in _parser_names(channel.output_parser):
-            if parser not in REGISTERED_PARSER_NAMES:
-                hint = did_you_mean(parser, REGISTERED_PARSER_NAMES)
+            if parser not in known_parsers:
+                hint = did_you_mean(parser, known_parsers)
                 messages.append(f"mmr: config channels.{name}.output_parser: unknown "
                                 f"output_parser '{parser}'; using default{hint}")
     return messages
 
 
 def _secret_header_warnings(name: str, channel: SubprocessChannel | HttpChannel) -> list[str]:
-    """§7.1: a header *named* like a secret means a literal credential sits in the config."""
+    """A header *named* like a secret means a literal credential sits in the config."""
     if not channel.headers:
         return []
     from mmr.secrets.redact import is_secret_key

@@ -22,7 +22,7 @@ BUILTIN_CHANNEL_ORDER: tuple[str, ...] = (
 
 BUILTIN_LABEL = "built-in defaults"
 
-#: Claude's JSON envelope: unwrap ``$.result``, fail on ``is_error`` (Decisions).
+#: Claude's JSON envelope: unwrap ``$.result``, fail on ``is_error``.
 CLAUDE_RESULT_PARSER: dict[str, Any] = {
     "kind": "unwrap-jsonpath", "wrap": "$.result", "error_path": "$.is_error", "then": "default",
 }
@@ -64,7 +64,7 @@ CLAUDE_ISOLATION_FLAGS = ("--setting-sources", "user", "--strict-mcp-config")
 
 
 def default_compensator_channel() -> dict[str, Any]:
-    """The fixed fallback compensator (ch. 02 §8.2), as a raw subprocess channel mapping.
+    """The fixed fallback compensator, as a raw subprocess channel mapping.
 
     Not the registry's ``claude``: ``claude -p --output-format json`` (with the preset's
     isolation flags: no project settings or MCP servers), stderr captured,

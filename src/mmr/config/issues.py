@@ -1,4 +1,4 @@
-"""Turn pydantic validation errors into one-line config issues (ch. 01 §2.9, §10).
+"""Turn pydantic validation errors into one-line config issues.
 
 Each issue names the dotted key path (``channels.codex.timeout``), what was expected and
 what was found, and the loader adds the file that supplied the value. Union branches

@@ -52,7 +52,7 @@ class LoadedConfig:
     provenance: Provenance
     layers: tuple[ConfigLayer, ...]
     warnings: tuple[str, ...] = ()
-    #: ``--timeout`` of this run; it wins over every channel's own timeout (Decisions).
+    #: ``--timeout`` of this run; it wins over every channel's own timeout.
     cli_timeout: float | None = None
 
     @property
@@ -83,7 +83,7 @@ class LoadedConfig:
 
     @property
     def channels_disabled_source(self) -> Source | None:
-        """The layer whose top-level ``channels_disabled`` list is in effect (§6)."""
+        """The layer whose top-level ``channels_disabled`` list is in effect."""
         for layer in reversed(self.layers):
             if "channels_disabled" in layer.data:
                 return layer.source
@@ -94,7 +94,7 @@ _printed: set[str] = set()
 
 
 def print_warning(message: str) -> None:
-    """The default warning sink: stderr, each distinct line once per process (Q13)."""
+    """The default warning sink: stderr, each distinct line once per process."""
     if message in _printed:
         return
     _printed.add(message)

@@ -1,4 +1,4 @@
-"""Load the config: built-in → user file → project ``.mmr.yaml`` → CLI flags (ch. 01 §1.7).
+"""Load the config: built-in → user file → project ``.mmr.yaml`` → CLI flags.
 
 One readable pipeline: read and alias-normalise each layer, merge (with the extends-reset),
 resolve ``extends``, warn about unknown keys, validate, re-assert tombstones, warn about
@@ -125,7 +125,7 @@ def _text_layer(source: Source, text: str, label: str, path: Path | None,
 
 def _normalise_layer(data: dict[str, Any], label: str,
                      warn: Callable[[str], None]) -> dict[str, Any]:
-    """Null top-level mappings are "not set" (Q5); channel aliases become canonical (§1.5)."""
+    """Null top-level mappings are "not set"; channel aliases become canonical."""
     data = {key: value for key, value in data.items()
             if not (value is None and key in ("defaults", "channels", "templates"))}
     channels = data.get("channels")
@@ -151,7 +151,7 @@ def _cli_defaults(layers: list[ConfigLayer]) -> dict[str, Any]:
 
 
 def _merge(layers: list[ConfigLayer]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Deep-merge the layers in order, values and provenance alike (§1.6, §6)."""
+    """Deep-merge the layers in order, values and provenance alike."""
     values: dict[str, Any] = copy.deepcopy(layers[0].data)  # the extends-reset edits in place
     sources: dict[str, Any] = mark(values, layers[0].source)
     for layer in layers[1:]:
@@ -163,7 +163,7 @@ def _merge(layers: list[ConfigLayer]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _with_kind(channel: Any) -> Any:
-    """``kind: subprocess`` for a channel that (after extends) still has no kind (§3.2)."""
+    """``kind: subprocess`` for a channel that (after extends) still has no kind."""
     if isinstance(channel, dict) and "kind" not in channel:
         return {**channel, "kind": "subprocess"}
     return channel
@@ -171,7 +171,7 @@ def _with_kind(channel: Any) -> Any:
 
 def _warn_unknown_keys(layers: list[ConfigLayer], merged: dict[str, Any],
                        warn: Callable[[str], None]) -> None:
-    """One warning per unknown key, naming its file, with a did-you-mean (§2.10)."""
+    """One warning per unknown key, naming its file, with a did-you-mean."""
     for layer in layers[1:]:
         for unknown in find_unknown_keys(MmrConfig, layer.data, merged):
             from mmr.config.suggest import did_you_mean
@@ -181,7 +181,7 @@ def _warn_unknown_keys(layers: list[ConfigLayer], merged: dict[str, Any],
 
 
 def _validate(values: dict[str, Any], file_of: Callable[[tuple[str | int, ...]], str]) -> MmrConfig:
-    """Schema validation collecting every issue before failing (§1.7 step 5)."""
+    """Schema validation collecting every issue before failing."""
     issues: list[ConfigIssue] = []
     config: MmrConfig | None = None
     try:
@@ -201,7 +201,7 @@ def _validate(values: dict[str, Any], file_of: Callable[[tuple[str | int, ...]],
 
 
 def _fill_provenance(sources: dict[str, Any], config: MmrConfig) -> None:
-    """Schema-filled leaves are ``default`` — after extends, so inherited sources show (§6)."""
+    """Schema-filled leaves are ``default`` — after extends, so inherited sources show."""
     defaults_tree = sources.setdefault("defaults", {})
     if isinstance(defaults_tree, dict):
         fill_missing(defaults_tree, config.defaults.model_dump(mode="python"))

@@ -1,4 +1,4 @@
-"""Pure functions over plain dicts: layer merging and ``extends`` resolution (ch. 01 §1.6, §3.3).
+"""Pure functions over plain dicts: layer merging and ``extends`` resolution.
 
 Values and their provenance are trees of the same shape (a provenance leaf is the name of
 the layer that set it), so the same merge applies to both, and extends resolution walks
@@ -40,7 +40,7 @@ def mark(value: Any, source: str) -> Any:
 
 def reset_redefined_channels(values: dict[str, Any], sources: dict[str, Any],
                              incoming: dict[str, Any]) -> None:
-    """Extends-reset (§1.6): a layer channel with a string ``extends`` replaces, not merges.
+    """Extends-reset: a layer channel with a string ``extends`` replaces, not merges.
 
     The accumulated channel of that name becomes an empty mapping in place (its position in
     the registry order is kept), so no stale built-in field survives the redefinition.
@@ -74,7 +74,7 @@ def resolve_extends(values: dict[str, Any], sources: dict[str, Any],
 
     def resolve(name: str, stack: list[str]) -> None:
         # No memo: the depth rule counts the whole chain from every channel, as the
-        # reference does (a parent resolved earlier does not shorten a child's chain).
+        # MMR 4.0.1 does (a parent resolved earlier does not shorten a child's chain).
         raw = values[name]
         own_sources = sources.get(name, {})
         parent = raw.get("extends") if isinstance(raw, dict) else None

@@ -22,7 +22,7 @@ def _non_negative_finite(value: float) -> float:
     return value
 
 
-#: Timeouts in seconds: finite and > 0 (ch. 01 §2.2 Recommend; the reference takes any number).
+#: Timeouts in seconds: finite and > 0 (MMR 4.0.1 takes any number).
 Seconds = Annotated[NumberValue, AfterValidator(_positive_finite),
                     WithJsonSchema({"type": "number", "exclusiveMinimum": 0})]
 #: Retention periods in days: finite and >= 0.

@@ -1,7 +1,7 @@
 """Every directory and file mmr reads or writes state in, resolved in one place.
 
-The layout is the reference's ``~/.mmr`` (config, jobs, sessions, acks carry over).
-``MMR_HOME`` relocates all of it — the user ``config.yaml`` included (Decisions) — which
+The layout is MMR 4.0.1's ``~/.mmr`` (config, jobs, sessions, acks carry over).
+``MMR_HOME`` relocates all of it — the user ``config.yaml`` included — which
 is also the hook the tests use so that nothing reaches the real home directory.
 """
 
@@ -38,11 +38,6 @@ def jobs_dir() -> Path:
 def sessions_dir() -> Path:
     """Where multi-round review sessions live (``<mmr home>/sessions``)."""
     return mmr_home() / "sessions"
-
-
-def user_acks_dir() -> Path:
-    """Where the user's own acknowledgements live (``<mmr home>/acks``)."""
-    return mmr_home() / "acks"
 
 
 def project_config_path(project_root: Path) -> Path:

@@ -1,4 +1,4 @@
-"""Which layer set each loaded value: ``default``, ``user``, ``project`` or ``cli`` (ch. 01 §6).
+"""Which layer set each loaded value: ``default``, ``user``, ``project`` or ``cli``.
 
 The tree mirrors the config: mappings are recursed into, and every leaf (a scalar or a
 whole list) holds the name of the last layer that set it. ``config show`` annotates

@@ -1,12 +1,12 @@
-"""Pydantic models for every config key (spec ch. 01 §2, ch. 06 §2–3, ch. 02 §5.12).
+"""Pydantic models for every config key.
 
 Top-level, ``defaults`` and template models live here; channel models live in
 ``channel_schema`` and are re-exported, so ``mmr.config.schema`` is the one import.
 Every key is declared once, here: type, default and the one-line meaning in its ``Field``
 (``docs/config.md`` and ``docs/mmr.schema.json`` are generated from these models).
-Types are strict (§2.9, ``mmr.types``); fields are declared in dump order.
-Unknown keys are dropped (``extra="ignore"``); the loader warns about each one first
-(§2.10). Only ``defaults.compensator`` and a channel's ``telemetry`` are strict.
+Types are strict (``mmr.types``); fields are declared in dump order.
+Unknown keys are dropped (``extra="ignore"``); the loader warns about each one first.
+Only ``defaults.compensator`` and a channel's ``telemetry`` are strict.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from mmr.types import NumberValue, PositiveInt, StrictBool, StrictStr
 from mmr.vocabulary import DEFAULT_FIX_THRESHOLD, Format, Severity
 
 __all__ = [
-    "COMPENSATOR_EMPTY", "REGISTERED_PARSER_NAMES", "RETRY_TRIGGERS", "ChannelConfig",
+    "COMPENSATOR_EMPTY", "RETRY_TRIGGERS", "ChannelConfig",
     "ChannelRole", "CompensatorConfig", "ConfigModel", "Defaults", "HttpAuth", "HttpChannel",
     "LoopControl", "MmrConfig", "OutputFormat", "RetryPolicy", "SubprocessAuth",
     "SubprocessChannel", "Telemetry", "TemplateConfig",
@@ -85,7 +85,7 @@ class CacheConfig(ConfigModel):
 
 
 class CompensatorConfig(ConfigModel):
-    """Which channel runs compensating passes; strict, unlike every other block (§2.4)."""
+    """Which channel runs compensating passes; strict, unlike every other block."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -97,7 +97,7 @@ class CompensatorConfig(ConfigModel):
     @model_validator(mode="before")
     @classmethod
     def _canonical_names(cls, data: Any) -> Any:
-        # mmr accepts aliases here (ch. 01 Q10); the canonical key wins over its alias.
+        # mmr accepts aliases here; the canonical key wins over its alias.
         if not isinstance(data, dict):
             return data
         data = dict(data)
@@ -190,7 +190,3 @@ class MmrConfig(ConfigModel):
         None, description="Extra review criteria added to every prompt.")
     templates: dict[StrictStr, TemplateConfig] | None = Field(
         None, description="Named criteria sets selected with `--template <name>`.")
-
-
-#: Names the string form of ``output_parser`` understands (ch. 03); others fall back to default.
-REGISTERED_PARSER_NAMES: tuple[str, ...] = ("default", "default-last", "gemini", "doc-conformance")

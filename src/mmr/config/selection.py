@@ -1,4 +1,4 @@
-"""Which channels a command runs (ch. 01 §3.7, ch. 05 §2.5, ch. 06 §3).
+"""Which channels a command runs.
 
 Default selection: the registry's enabled channels of the command's role, minus
 ``channels_disabled`` (aliases canonicalised), never abstract or retired. An explicit
@@ -14,7 +14,7 @@ from mmr.config.aliases import RETIRED_REPLACEMENT, canonical_names, normalize_c
 from mmr.config.schema import ChannelRole, HttpChannel, MmrConfig
 from mmr.errors import ChannelSelectionError
 
-#: The channel ``mmr explore`` runs when no explore channel is enabled (ch. 06 §3).
+#: The channel ``mmr explore`` runs when no explore channel is enabled.
 FALLBACK_EXPLORE_CHANNEL = "minimax-explore"
 
 
@@ -37,7 +37,7 @@ def disabled_channels(config: MmrConfig) -> set[str]:
 def is_effective(config: MmrConfig, name: str) -> bool:
     """Whether default selection would run ``name`` (``config channels``' effective column).
 
-    Abstract channels are not effective (ch. 01 Q15): default dispatch never runs them.
+    Abstract channels are not effective: default dispatch never runs them.
     """
     channel = config.channels.get(normalize_channel_name(name))
     return bool(

@@ -1,4 +1,4 @@
-"""Find keys the schema does not know, so the loader can warn before dropping them (§2.10).
+"""Find keys the schema does not know, so the loader can warn before dropping them.
 
 The walk follows the pydantic models themselves (field annotations, discriminated
 unions, ``dict[str, Model]``), so a key added to the schema is known here at once.

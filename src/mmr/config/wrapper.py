@@ -1,7 +1,7 @@
 """``prompt_wrapper`` values that name a shipped template: ``"{{template:<file>}}"``.
 
 The MiniMax presets wrap the review prompt in a long preamble that lives in
-``templates/`` rather than inline YAML. The reference lets nothing remove an inherited
+``templates/`` rather than inline YAML. MMR 4.0.1 lets nothing remove an inherited
 key, so the template is named *inside* ``prompt_wrapper`` (a user override of the wrapper
 replaces it) rather than in a separate key that could never be unset. Only a whole-value
 match counts; the template text itself holds ``{{prompt}}``.

@@ -1,10 +1,10 @@
-"""Read config YAML the way the reference does: YAML 1.2 core schema, one document.
+"""Read config YAML as MMR 4.0.1 does: YAML 1.2 core schema, one document.
 
 PyYAML follows YAML 1.1, where ``yes``/``on`` are booleans, ``0777`` is octal 511,
 ``1e3`` is a string and ``1:30`` is 90. The resolver below recognises only the 1.2
-core forms (plus timestamps, which the reference also produces and which then fail
-any string field). Duplicate keys and multi-document streams are errors, as in the
-reference. Every failure is a :class:`~mmr.errors.ConfigError` naming the file and,
+core forms (plus timestamps, which MMR 4.0.1 also produces and which then fail
+any string field). Duplicate keys and multi-document streams are errors, as in
+MMR 4.0.1. Every failure is a :class:`~mmr.errors.ConfigError` naming the file and,
 where the parser knows it, the line.
 """
 
@@ -40,7 +40,7 @@ _MAX_EXACT_INT_DIGITS = 308  # longer decimal integers may not fit a float
 
 
 class _CoreResolver(BaseResolver):
-    """Implicit tags of the YAML 1.2 core schema (and timestamps, as the reference has)."""
+    """Implicit tags of the YAML 1.2 core schema (and timestamps, as MMR 4.0.1 has)."""
 
 
 for _tag, _pattern, _first in (
@@ -101,7 +101,7 @@ class _CoreConstructor(SafeConstructor):
 
 
 def _js_key(key: Any) -> str | None:
-    """Mapping keys become strings, as object keys do in the reference (``1:`` is ``"1"``)."""
+    """Mapping keys become strings, as object keys do in MMR 4.0.1 (``1:`` is ``"1"``)."""
     if isinstance(key, str):
         return key
     if isinstance(key, bool):

@@ -1,4 +1,4 @@
-"""How a config file's bytes reach disk (ch. 01 §9; Decisions "config writes", "symlinks").
+"""How a config file's bytes reach disk.
 
 Every config write is atomic: the new bytes go to a ``mkstemp`` file in the target's own
 directory (an unpredictable name), are fsynced, and are renamed over the target, so a

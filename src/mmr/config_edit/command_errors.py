@@ -1,4 +1,4 @@
-"""The error a ``mmr config`` sub-command raises to refuse, in the reference's own words."""
+"""The error a ``mmr config`` sub-command raises to refuse, in MMR 4.0.1's own words."""
 
 from __future__ import annotations
 
@@ -9,6 +9,6 @@ class ConfigCommandError(MmrError):
     """A refusal such as ``Unknown channel 'cdoex'. Known channels: …`` (exit 1).
 
     The CLI prints the message exactly as given, without a prefix: scripts and agents
-    grep these strings (ch. 01 §8). Nothing has been written when it is raised, or the
+    grep these strings. Nothing has been written when it is raised, or the
     write has been rolled back.
     """

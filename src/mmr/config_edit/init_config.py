@@ -1,10 +1,10 @@
-"""``mmr config init``: seed a project ``.mmr.yaml`` from what is installed here (ch. 01 §8.2).
+"""``mmr config init``: seed a project ``.mmr.yaml`` from what is installed here.
 
 The config is never loaded: only the built-in presets and ``PATH`` are consulted, so
 ``init`` works while another config file is broken. A detected CLI is seeded enabled
 unless its preset ships disabled; ``minimax`` is the exception — it ships disabled so a
-reference config dispatches the same channels, and ``init`` turns it on when
-``ask-minimax-run`` is here (ch. 06 §3). Explore-role and retired presets are not seeded.
+config written for MMR 4.0.1 dispatches the same channels, and ``init`` turns it on when
+``ask-minimax-run`` is here. Explore-role and retired presets are not seeded.
 """
 
 from __future__ import annotations
@@ -15,9 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmr.config.defaults import BUILTIN_CHANNEL_ORDER, builtin_layer
+from mmr.config.merge import resolve_extends
 from mmr.config.paths import project_config_path
+from mmr.config_edit.atomic_file import create_file
 from mmr.config_edit.command_errors import ConfigCommandError
-from mmr.config_edit.runtime_probe import LocalRuntime
+from mmr.config_edit.init_template import EXAMPLE_IDS, render_init_config
+from mmr.config_edit.runtime_probe import LocalRuntime, detect_runtimes
+from mmr.dispatch.auth import install_token, is_installed
 
 ALREADY_EXISTS = ".mmr.yaml already exists. Remove it first to re-initialize."
 #: Presets that ship disabled yet are seeded enabled when their CLI is detected.
@@ -34,9 +39,6 @@ class ChannelSeed:
 def seedable_presets() -> list[tuple[str, dict[str, Any]]]:
     """Built-in presets ``init`` seeds, extends resolved, in registry order: those with a
     command, neither retired nor explore-role."""
-    from mmr.config.defaults import BUILTIN_CHANNEL_ORDER, builtin_layer
-    from mmr.config.merge import resolve_extends
-
     resolved, _ = resolve_extends(builtin_layer()["channels"], {})
     return [(name, resolved[name]) for name in BUILTIN_CHANNEL_ORDER
             if resolved[name].get("command") and not resolved[name].get("retired")
@@ -49,8 +51,6 @@ def _ships_enabled(preset: dict[str, Any]) -> bool:
 
 def channel_seeds() -> list[ChannelSeed]:
     """One seed per :func:`seedable_presets` entry: is its CLI here, and seed it enabled?"""
-    from mmr.dispatch.auth import install_token, is_installed
-
     seeds = []
     for name, preset in seedable_presets():
         detected = is_installed(install_token(preset["command"]))
@@ -63,10 +63,6 @@ def init_project_config(project_root: Path, *, with_examples: bool,
                         say: Callable[[str], None],
                         runtimes: Sequence[LocalRuntime] | None = None) -> Path:
     """Write ``<project root>/.mmr.yaml`` (mode 0600, never over an existing file)."""
-    from mmr.config_edit.atomic_file import create_file
-    from mmr.config_edit.init_template import EXAMPLE_IDS, render_init_config
-    from mmr.config_edit.runtime_probe import detect_runtimes
-
     path = project_config_path(project_root).absolute()
     if os.path.lexists(path):
         raise ConfigCommandError(ALREADY_EXISTS)

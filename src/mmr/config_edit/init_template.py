@@ -1,4 +1,4 @@
-"""The text ``mmr config init`` writes to ``.mmr.yaml`` (ch. 01 §8.2).
+"""The text ``mmr config init`` writes to ``.mmr.yaml``.
 
 The key lines and the markers tests look for are fixed (``# fix_threshold:``, one
 ``#   P0`` … ``#   P3`` line per level, ``# example: <id>`` headers); the comment wording
@@ -9,6 +9,8 @@ lines leaves entries indented two spaces, continuing the ``channels:`` mapping.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+
+from mmr.severity import threshold_comment
 
 EXAMPLES_HEADER = "# --- OSS runtime examples (uncomment to enable) ---"
 
@@ -83,8 +85,6 @@ def render_init_config(seeds: Sequence[tuple[str, bool]], examples: Sequence[str
     ``examples`` holds runtime ids; unknown ids are ignored, order follows EXAMPLE_IDS.
     The text ends with exactly one newline.
     """
-    from mmr.severity import threshold_comment
-
     parts = [_HEAD.replace("{threshold_comment}", "\n".join(threshold_comment("  ")))]
     for name, enabled in seeds:
         parts.append(f"  {name}:\n    enabled: {'true' if enabled else 'false'}\n")

@@ -2,13 +2,13 @@
 
 Generated from the pydantic models in :mod:`mmr.config.schema` (only this command imports
 this module; the review path never builds a schema), then shaped into what the loader
-accepts of ONE file, which is a layer, not the whole config (ch. 01 §1.6):
+accepts of ONE file, which is a layer, not the whole config:
 
 - nothing is ``required``: any key may come from a lower layer, a built-in preset or
   ``extends`` (``channels.minimax: {timeout: 60}`` is a complete file);
 - a channel (and an object ``output_parser``) is ``anyOf`` its kinds, not ``oneOf``:
   a channel without ``kind`` takes its kind from the layer below;
-- unknown keys are allowed, as the loader warns about and drops them (§2.10), except in
+- unknown keys are allowed, as the loader warns about and drops them, except in
   ``defaults.compensator`` and a channel's ``telemetry``, where they are errors;
 - ``defaults``, ``channels``, ``templates`` and a single channel may be null ("not set").
 
@@ -21,6 +21,8 @@ import json
 from typing import Any
 
 from pydantic.json_schema import GenerateJsonSchema
+
+from mmr.config.schema import MmrConfig
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:mmr:config-file"
@@ -41,8 +43,6 @@ class _Generator(GenerateJsonSchema):
 
 def config_file_schema() -> dict[str, Any]:
     """The schema as a JSON-ready mapping, keys in a stable order."""
-    from mmr.config.schema import MmrConfig
-
     generated = _as_layer(MmrConfig.model_json_schema(schema_generator=_Generator))
     properties = generated["properties"]
     for key in _NULLABLE_TOP:

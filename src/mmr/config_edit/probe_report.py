@@ -1,8 +1,8 @@
-"""``mmr config test``: install and auth state of every channel (ch. 01 §8.3, ch. 02 §9.7).
+"""``mmr config test``: install and auth state of every channel.
 
 Channels are visited one at a time in registry order. Retired, abstract and disabled
 channels are reported without running anything and never count as failures; a channel
-listed in ``channels_disabled`` is ``disabled`` as well (Q14: the reference probes it and
+listed in ``channels_disabled`` is ``disabled`` as well (MMR 4.0.1 probes it and
 can fail the test on a channel review would never run). Everything else goes through the
 review gate's own check (:func:`mmr.dispatch.auth.check_channel`).
 """
@@ -13,6 +13,7 @@ from typing import Any
 
 from mmr.config.loaded import LoadedConfig
 from mmr.config.selection import disabled_channels
+from mmr.dispatch.auth import check_channel
 
 #: Gate statuses → the ``auth`` word of ``config test`` and whether the CLI was found.
 _NOT_RUN = {"not_installed": "skipped", "skipped": "missing_command"}
@@ -20,8 +21,6 @@ _NOT_RUN = {"not_installed": "skipped", "skipped": "missing_command"}
 
 def config_test_report(loaded: LoadedConfig) -> tuple[dict[str, dict[str, Any]], bool]:
     """``({channel: {installed, auth, recovery?}}, all_ok)``; recovery text is redacted."""
-    from mmr.dispatch.auth import check_channel
-
     listed_off = disabled_channels(loaded.config)
     report: dict[str, dict[str, Any]] = {}
     ok = True

@@ -10,6 +10,7 @@ after a model change::
 
 from __future__ import annotations
 
+import json
 import types
 import typing
 from collections.abc import Iterator
@@ -19,6 +20,10 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
+
+from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel, TemplateConfig
+from mmr.parsers import specs
+from mmr.parsers.registry import registered_names
 
 INTRO = """\
 # Configuration reference
@@ -46,7 +51,7 @@ channel's `telemetry`, as in the loader.
 PARSER_INTRO = """\
 ## `output_parser` objects
 
-`output_parser` is a parser name (`default`, `default-last`, `gemini`, `doc-conformance`) or
+`output_parser` is a parser name ({names}) or
 one of these mappings, chosen by `kind`. `then` takes the same forms, recursively."""
 
 
@@ -61,8 +66,6 @@ class KeyRow:
 
 def schema_rows() -> list[KeyRow]:
     """One row per key, in declaration order: top level, defaults, channels, templates."""
-    from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel, TemplateConfig
-
     rows = [row for row in _walk(MmrConfig, "") if not row.path.startswith(
         ("channels.", "templates."))]
     subprocess_rows = {row.path: row for row in _walk(SubprocessChannel, "channels.<name>.")}
@@ -84,8 +87,6 @@ def schema_rows() -> list[KeyRow]:
 
 def parser_rows() -> list[KeyRow]:
     """The fields of each object-form ``output_parser`` (one table per ``kind``)."""
-    from mmr.parsers import specs
-
     rows: list[KeyRow] = []
     for model in (specs.UnwrapJsonpathSpec, specs.RegexFindingsSpec,
                   specs.MarkdownFindingsSpec, specs.AnswerSpec):
@@ -166,8 +167,6 @@ def _describe_union(args: tuple[Any, ...]) -> str:
 
 
 def _default(field: FieldInfo) -> str:
-    import json
-
     if field.default_factory is not None:
         value = field.get_default(call_default_factory=True, validated_data={})
     elif field.default is PydanticUndefined:
@@ -194,8 +193,9 @@ def render() -> str:
                          f"| {cell} |")
         return lines
 
-    out = [INTRO, "", *table(schema_rows(), "channel kind"), "", PARSER_INTRO, "",
-           *table(parser_rows(), "parser kind"), ""]
+    names = ", ".join(f"`{name}`" for name in registered_names())
+    out = [INTRO, "", *table(schema_rows(), "channel kind"), "",
+           PARSER_INTRO.format(names=names), "", *table(parser_rows(), "parser kind"), ""]
     return "\n".join(out)
 
 

@@ -1,8 +1,8 @@
-"""Is a local model runtime here? Used by ``mmr config init`` (ch. 02 §9.8, ch. 01 §8.2).
+"""Is a local model runtime here? Used by ``mmr config init``.
 
 Each runtime is probed two ways at once, each within the same limit (1 s by default):
 
-- its program, as the reference does (``ollama list``, ``lms ps`` …): spawned without a
+- its program, as MMR 4.0.1 does (``ollama list``, ``lms ps`` …): spawned without a
   shell, all output discarded; detected when it exits 0 in time (a timeout sends SIGTERM,
   then SIGKILL 250 ms later);
 - its usual HTTP port on the loopback interface (a server started from a desktop app or
@@ -17,6 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import anyio
+import httpx
+
+from mmr.process.subprocess import ProcessRequest, run_process
 
 PROBE_TIMEOUT_MS = 1000
 KILL_GRACE_S = 0.25
@@ -45,7 +50,7 @@ class LocalRuntime:
     host: str = "127.0.0.1"
 
 
-#: The runtimes of ch. 02 §9.8, in the order ``config init`` prints them.
+#: The runtimes MMR 4.0.1 looks for, in the order ``config init`` prints them.
 DEFAULT_RUNTIMES: tuple[LocalRuntime, ...] = (
     LocalRuntime("ollama", "ollama", ("list",), 11434, "/api/tags"),
     LocalRuntime("lms", "lms", ("ps",), 1234, "/v1/models"),
@@ -56,8 +61,6 @@ DEFAULT_RUNTIMES: tuple[LocalRuntime, ...] = (
 
 async def probe_program(command: str, args: Sequence[str], timeout_ms: int) -> ProbeResult:
     """Run ``command args…`` (no shell, output discarded); detected when it exits 0 in time."""
-    from mmr.process.subprocess import ProcessRequest, run_process
-
     problem = _invalid_request(command, args, timeout_ms)
     if problem is not None:
         return ProbeResult(False, problem)
@@ -88,17 +91,8 @@ def _invalid_request(command: str, args: Sequence[str], timeout_ms: int) -> str 
     return None
 
 
-def probe_runtime(command: str, args: Sequence[str], timeout_ms: int) -> ProbeResult:
-    """:func:`probe_program` outside an event loop."""
-    import anyio
-
-    return anyio.run(probe_program, command, args, timeout_ms)
-
-
 async def probe_http(host: str, port: int, path: str, timeout_s: float) -> bool:
     """Whether ``http://host:port/path`` answers 2xx in time; only loopback hosts are tried."""
-    import httpx
-
     if host not in _LOOPBACK:
         return False
     netloc = f"[{host}]" if ":" in host else host
@@ -112,8 +106,6 @@ async def probe_http(host: str, port: int, path: str, timeout_s: float) -> bool:
 
 
 async def _detect(runtime: LocalRuntime, timeout_ms: int) -> bool:
-    import anyio
-
     found: list[bool] = []
 
     async def program() -> None:
@@ -132,8 +124,6 @@ async def _detect(runtime: LocalRuntime, timeout_ms: int) -> bool:
 def detect_runtimes(runtimes: Sequence[LocalRuntime] | None = None, *,
                     timeout_ms: int = PROBE_TIMEOUT_MS) -> dict[str, bool]:
     """Probe every runtime concurrently; ``{id: detected}`` in the given order."""
-    import anyio
-
     chosen = DEFAULT_RUNTIMES if runtimes is None else tuple(runtimes)
     results: dict[str, bool] = {}
 

@@ -1,4 +1,4 @@
-"""Which file an enable/disable writes (ch. 01 §8.6 steps 2 and 7; shared with ``doctor --fix``).
+"""Which file an enable/disable writes (shared with ``doctor --fix``).
 
 ``--global`` writes the user file and ``--project`` the project file. Without a flag an
 enable always goes to the project file. A disable goes to the *user* file only when the
@@ -14,10 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmr.config.loaded import LoadedConfig
+from mmr.config.loaded import LoadedConfig, WorkingTree
+from mmr.config.loader import load_config
 from mmr.config.paths import project_config_path, user_config_path
 from mmr.config.schema import HttpChannel
 from mmr.config_edit.writer import ConfigFile, Scope
+from mmr.dispatch.auth import install_token, is_installed
+from mmr.trust.branch import probe_project_source
 
 BOTH_SCOPES = "Pass only one of --global or --project, not both."
 
@@ -53,9 +56,6 @@ class WriteTarget:
 def load(project_root: Path, *, with_project: bool = True,
          on_warning: Callable[[str], None] | None = None) -> LoadedConfig:
     """The working-tree config; ``with_project=False``: the built-in and user layers only."""
-    from mmr.config.loaded import WorkingTree
-    from mmr.config.loader import load_config
-
     return load_config(project_root, project_source=WorkingTree() if with_project else None,
                        on_warning=on_warning)
 
@@ -64,10 +64,6 @@ def load_for_probes(project_root: Path, *, trust_project_config: bool,
                     on_warning: Callable[[str], None]) -> tuple[LoadedConfig, bool]:
     """The config ``doctor``/``config test`` run check commands from, and whether it is the
     working tree's (not when the checked-out branch changed ``.mmr.yaml``: docs/trust.md)."""
-    from mmr.config.loaded import WorkingTree
-    from mmr.config.loader import load_config
-    from mmr.trust.branch import probe_project_source
-
     source, warning = probe_project_source(project_root,
                                            trust_project_config=trust_project_config)
     if warning is not None:
@@ -100,7 +96,7 @@ def toggle_target(
     merged: LoadedConfig,
     load_without_project: Callable[[], LoadedConfig],
 ) -> WriteTarget:
-    """Where ``config enable|disable <name>`` (canonical name) writes (§8.6 step 7).
+    """Where ``config enable|disable <name>`` (canonical name) writes.
 
     ``load_without_project`` loads built-in + user only; it is called only when the
     routing rule needs it.
@@ -114,8 +110,6 @@ def toggle_target(
 
 def _machine_level_absence(name: str, merged: LoadedConfig,
                            load_without_project: Callable[[], LoadedConfig]) -> bool:
-    from mmr.dispatch.auth import install_token, is_installed
-
     channel = merged.channels.get(name)
     if channel is None or isinstance(channel, HttpChannel):
         return False

@@ -1,4 +1,4 @@
-"""``mmr config set|unset <dotted.path>``: edit one key, kept only if valid (ch. 01 §8.7–8.8).
+"""``mmr config set|unset <dotted.path>``: edit one key, kept only if valid.
 
 The new file is written, then the config is loaded again (without the project layer for
 ``--global``, so a valid project value cannot hide a bad global one). If that load fails,
@@ -83,7 +83,7 @@ def set_config_value(typed: str, text: str, *, scope: Scope | None,
 def check_channel_target(segments: Sequence[str], known: Sequence[str]) -> None:
     """Refuse a ``channels.<name>…`` path for an unknown channel, unless it creates one.
 
-    ``channels.<new>.command <executable>`` is how a channel is added (the reference cannot
+    ``channels.<new>.command <executable>`` is how a channel is added (MMR 4.0.1 cannot
     add one from the command line); the reload afterwards validates it like any edit.
     """
     name = segments[1]

@@ -1,4 +1,4 @@
-"""``mmr config enable|disable <channel>``: write ``channels.<ch>.enabled`` (ch. 01 §8.6).
+"""``mmr config enable|disable <channel>``: write ``channels.<ch>.enabled``.
 
 :func:`toggle_channel` checks the channel, picks the file (:mod:`mmr.config_edit.scope`),
 refuses a write that would leave an unrunnable stub, writes, reloads and returns what
@@ -81,7 +81,7 @@ def toggle_channel(typed: str, *, enable: bool, scope: Scope | None,
 
 
 def retired_message(name: str) -> str:
-    """Why a retired channel cannot be enabled, with its replacement when it has one (Q21)."""
+    """Why a retired channel cannot be enabled, with its replacement when it has one."""
     replacement = RETIRED_REPLACEMENT.get(name)
     if replacement is None:
         return f"Channel '{name}' is retired and cannot be enabled."
@@ -95,7 +95,7 @@ def _runnable(channel: object) -> bool:
 
 
 def toggle_report(outcome: ToggleOutcome) -> str:
-    """The success report (§8.6 step 10)."""
+    """The success report."""
     name, target = outcome.channel, outcome.target
     done = "Enabled" if outcome.enable else "Disabled"
     lines = [f"✓ {done} channel '{name}'"]
@@ -116,7 +116,7 @@ def toggle_report(outcome: ToggleOutcome) -> str:
             "    run `mmr config channels --format text` to see which source wins,",
             f"    or re-run with {target.other_flag} to change the other layer",
         ]
-    if not outcome.retired:  # re-enabling a retired channel can only fail (Q21)
+    if not outcome.retired:  # re-enabling a retired channel can only fail
         undo = "disable" if outcome.enable else "enable"
         lines.append(f"  revert mmr config {undo} {name} {target.flag}")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Channels ``mmr config test`` checks that ``mmr review`` will not see (issue 18).
+"""Channels ``mmr config test`` checks that ``mmr review`` will not see.
 
 ``config test`` reads the working-tree ``.mmr.yaml`` (the user's own edits); ``mmr review``
 reads the project file from a commit (``HEAD``, or the merge base), and none at all outside

@@ -1,7 +1,7 @@
 """Read-only views of a loaded config: ``config channels``, ``config show``, ``config path``.
 
 Pure functions from a :class:`~mmr.config.loaded.LoadedConfig` to text or JSON-ready
-rows, so every rendering rule of ch. 01 §8.4–8.5 is tested without a terminal. Values are
+rows, so every rendering rule is tested without a terminal. Values are
 redacted by :mod:`mmr.secrets.redact` unless the caller asked for ``--no-redact``.
 """
 
@@ -17,6 +17,7 @@ from mmr.config.aliases import normalize_channel_name
 from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.provenance import SOURCE_ORDER, Source
 from mmr.config.selection import disabled_channels, is_effective
+from mmr.secrets.redact import REDACTED, redact_channel_show, redact_inherited_value, redact_text
 
 LIST_NO_REDACT_WARNING = (
     "WARNING: --no-redact is enabled; secrets in commands/env/headers may be printed verbatim."
@@ -46,15 +47,15 @@ def compact_json(value: Any) -> str:
 
 
 def channel_dump(channel: Channel) -> dict[str, Any]:
-    """A channel's fields in dump order (§2.5); absent optional fields left out."""
+    """A channel's fields in dump order; absent optional fields left out."""
     return channel.model_dump(mode="python", exclude_none=True)
 
 
 def channel_source(loaded: LoadedConfig, name: str) -> Source:
-    """The source ``config channels`` and enable/disable report for a channel (§6):
+    """The source ``config channels`` and enable/disable report for a channel:
     the layer whose ``channels_disabled`` lists it, else the source of its ``enabled``.
 
-    An ``enabled`` no layer set is the schema's, and the reference then says ``default``
+    An ``enabled`` no layer set is the schema's, and MMR 4.0.1 then says ``default``
     even for a channel only the user or project file defines; mmr names that file's layer
     (docs/differences/config-commands.md).
     """
@@ -91,8 +92,6 @@ def source_at(loaded: LoadedConfig, path: Sequence[str]) -> Source:
 
 def channel_rows(loaded: LoadedConfig, *, redact: bool = True) -> list[dict[str, Any]]:
     """One row per channel, registry order: name, enabled, effective, command, parser, source."""
-    from mmr.secrets.redact import redact_text
-
     rows: list[dict[str, Any]] = []
     for name, channel in loaded.channels.items():
         row: dict[str, Any] = {
@@ -125,10 +124,8 @@ def unknown_channel_message(loaded: LoadedConfig, name: str) -> str:
 def show_channel(loaded: LoadedConfig, name: str, *, redact: bool = True) -> str | None:
     """``config show <name>``: every field with ``# from <source>``; None if unknown.
 
-    An alias names its channel (Q10); an empty mapping prints ``{}`` (Q17).
+    An alias names its channel; an empty mapping prints ``{}``.
     """
-    from mmr.secrets.redact import redact_channel_show
-
     canonical = normalize_channel_name(name)
     channel = loaded.channels.get(canonical)
     if channel is None:
@@ -142,8 +139,6 @@ def show_channel(loaded: LoadedConfig, name: str, *, redact: bool = True) -> str
 
 def redacted_inherited(segments: Sequence[str], value: Any) -> Any:
     """The value ``config unset`` reports as now inherited, redacted for display."""
-    from mmr.secrets.redact import redact_inherited_value
-
     shown = redact_inherited_value(segments, value)
     is_channel = len(segments) == 2 and segments[0] == "channels"
     if is_channel and isinstance(value, Mapping) and isinstance(shown, dict):
@@ -159,8 +154,6 @@ def _keep_policy_words(raw: Mapping[str, Any], shown: dict[str, Any]) -> dict[st
 
 def _show_lines(loaded: LoadedConfig, path: tuple[str, ...], raw: Mapping[str, Any], *,
                 shown: Mapping[str, Any], indent: str, lines: list[str]) -> None:
-    from mmr.secrets.redact import REDACTED
-
     for key, value in raw.items():
         here = (*path, key)
         display = shown.get(key, value)
@@ -174,7 +167,7 @@ def _show_lines(loaded: LoadedConfig, path: tuple[str, ...], raw: Mapping[str, A
 
 
 def paths_report(user_path: Path, project_path: Path, note: str | None = None) -> str:
-    """``config path``: the layer search order and where writes go (§8.5), then ``note``."""
+    """``config path``: the layer search order and where writes go, then ``note``."""
 
     def status(path: Path) -> str:
         return "✓ exists" if path.exists() else "✗ not found"

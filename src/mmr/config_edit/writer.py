@@ -1,4 +1,4 @@
-"""Edit a config file in place of the user: set, unset, enable/disable, prune (ch. 01 §9).
+"""Edit a config file in place of the user: set, unset, enable/disable, prune.
 
 Each edit reads the file, applies a change to its round-trip document (comments, order
 and quoting kept, :mod:`mmr.config_edit.yaml_edit`) and writes it back atomically
@@ -30,7 +30,7 @@ from mmr.errors import MmrError
 
 Scope = Literal["user", "project"]
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-#: Path segments whose children are always strings (ch. 01 §8.7 step 6).
+#: Path segments whose children are always strings.
 _STRING_MAPS = frozenset({"env", "headers"})
 
 
@@ -92,7 +92,7 @@ def edit_config(file: ConfigFile, edit: Callable[[EditableConfig], bool], *,
 
 
 def coerce_scalar(segments: Sequence[str], text: str) -> bool | int | float | str:
-    """The typed value ``config set`` writes for ``text`` (ch. 01 §8.7 step 6, Q20).
+    """The typed value ``config set`` writes for ``text``.
 
     Under ``env``/``headers`` everything stays a string. Otherwise ``true``/``false``
     are booleans and plain decimals (optional sign and exponent) are numbers, integral
@@ -116,7 +116,7 @@ def channel_key(document: EditableConfig, name: str) -> str:
     """The key to edit for channel ``name`` in this file: the one already present.
 
     A file that spells the channel with its alias (``agy:``) is edited under that key
-    rather than gaining a second, canonical block that would hide it (Q11).
+    rather than gaining a second, canonical block that would hide it.
     """
     canonical = normalize_channel_name(name)
     found, channels = document.get(["channels"])

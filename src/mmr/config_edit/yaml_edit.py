@@ -2,7 +2,7 @@
 
 PyYAML (``yaml_io``) stays the reader that decides what a file *means*; this module only
 edits text the user owns, so an edit changes the lines it must and nothing else:
-comments, key order, quoting and indentation survive (ch. 01 §9). ruamel reads YAML 1.2,
+comments, key order, quoting and indentation survive. ruamel reads YAML 1.2,
 like the reader, so ``yes`` stays a string here too.
 """
 
@@ -14,11 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import yaml as pyyaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+from mmr.config.yaml_io import parse_yaml, yaml_kind
 from mmr.config_edit.yaml_comments import (
     Parent,
     add_first_comments,
@@ -32,8 +34,9 @@ from mmr.config_edit.yaml_comments import (
     take_rest,
 )
 from mmr.config_edit.yaml_style import first_error, round_trip_yaml, split_preamble
+from mmr.errors import ConfigError
 
-#: Text of a file mmr creates before the first edit (ch. 01 §9 "New file").
+#: Text of a file mmr creates before the first edit.
 NEW_FILE_TEXT = "version: 1\n"
 _EMPTY_OR_COMMENT = re.compile(r"^\s*(#.*)?$")
 
@@ -69,8 +72,6 @@ class EditableConfig:
                 raise YamlEditError(f"cannot edit {label}: the document is null")
             return cls(CommentedMap(), preamble + body, yaml)  # keep a comment-only file's text
         if not isinstance(root, CommentedMap):
-            from mmr.config.yaml_io import yaml_kind
-
             raise YamlEditError(
                 f"cannot edit {label}: expected a mapping at the top level, got {yaml_kind(root)}"
             )
@@ -116,7 +117,7 @@ class EditableConfig:
             _add(node, key, typed(value))
 
     def delete(self, segments: Sequence[str]) -> bool:
-        """Remove the key at ``segments``; parent mappings left empty go too (Q12).
+        """Remove the key at ``segments``; parent mappings left empty go too.
 
         Comment lines that followed the removed entry stay where they were. Returns
         False (and changes nothing) when the key is not in the file.
@@ -148,11 +149,6 @@ def typed(value: Any) -> Any:
 
 
 def _reads_as_other_type(text: str) -> bool:
-    import yaml as pyyaml
-
-    from mmr.config.yaml_io import parse_yaml
-    from mmr.errors import ConfigError
-
     try:
         as_12 = parse_yaml(text, "value")
         as_11 = pyyaml.safe_load(text)  # YAML 1.1 readers see `yes`/`on` as booleans

@@ -1,4 +1,4 @@
-"""``mmr critique``: an advisory multi-model critique of a design (spec ch. 05 §5).
+"""``mmr critique``: an advisory multi-model critique of a design.
 
 Read it in the order of a run: :mod:`~mmr.critique.input` (the artifact),
 :mod:`~mmr.critique.context` (repository grounding), :mod:`~mmr.critique.session`,

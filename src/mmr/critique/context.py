@@ -1,10 +1,11 @@
-"""Repository grounding for ``--context repo`` / ``--context-paths`` (spec ch. 05 §5.6).
+"""Repository grounding for ``--context repo`` / ``--context-paths``.
 
 Built once from the current directory; the same blob goes to every channel. It holds the
 repository tree, then the candidate files, each as ``### <path>`` and a fenced block,
 within a character budget. A file is read only when it resolves inside the directory
 both as written and after following symlinks, is not in an ignored directory, is not
-secret-named (§4.6, checked on the written *and* the real path), and is a regular text
+secret-named (:mod:`mmr.secrets.secret_files`, checked on the written *and* the real
+path), and is a regular text
 file of at most 64 KiB. mmr also says what it left out and why (``skipped``), so the
 report can tell the user what the models did *not* see.
 """

@@ -1,8 +1,8 @@
-"""The repository tree a grounded critique shows the models (spec ch. 05 §5.6 step 1).
+"""The repository tree a grounded critique shows the models.
 
 Walked from the current directory, level by level, at most three directories deep, so a
 big first directory cannot crowd out the top level. Ignored build and tool directories,
-symlinks, secret-named directories and sensitive files (§4.6) never appear. Collection
+symlinks, secret-named directories and sensitive files never appear. Collection
 stops after 800 files; the sorted list keeps the first 200.
 """
 

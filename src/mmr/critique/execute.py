@@ -1,4 +1,4 @@
-"""The part of ``mmr critique`` that has a job (spec ch. 05 §5.2 steps 11-15).
+"""The part of ``mmr critique`` that has a job (steps 11-15 of :mod:`mmr.critique.pipeline`).
 
 Create the job (``kind: critique``, so ``mmr results`` refuses it), record the channels
 that failed the pre-flight, dispatch the rest, read each reply, reconcile, run the
@@ -14,6 +14,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
+
 from mmr.config.loaded import LoadedConfig
 from mmr.critique.context import RepoContext
 from mmr.critique.input import Artifact
@@ -25,6 +27,7 @@ from mmr.critique.models import (
     SynthesisResult,
 )
 from mmr.critique.parser import parse_critique_reply
+from mmr.critique.plans import plan_critique
 from mmr.critique.reconcile import reconcile_items
 from mmr.critique.report import RoundInfo, build_report
 from mmr.critique.request import CritiqueRequest
@@ -42,8 +45,11 @@ from mmr.critique.synthesis import (
     synthesis_prompt,
     synthesizer_channel,
 )
-from mmr.dispatch.auth import auth_status_to_channel_status, gate_update
+from mmr.dispatch.auth import auth_status_to_channel_status, check_channel_async, gate_update
+from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.plan import AuthResult, ChannelOutcome, ChannelPlan, DispatchContext
+from mmr.dispatch.runner import dispatch_all
+from mmr.dispatch.store_io import in_thread
 from mmr.log import get_logger
 from mmr.models import TrustMode
 from mmr.review.run import Progress
@@ -103,11 +109,6 @@ def reply_text(outcome: ChannelOutcome, store: JobStore, job_id: str) -> str | N
 async def synthesize(setup: CritiqueSetup, items: Sequence[ReconciledItem], completed: int,
                      ctx: DispatchContext) -> SynthesisResult:
     """The synthesis pass when eligible (module :mod:`mmr.critique.synthesis`); never raises."""
-    from mmr.critique.plans import plan_critique
-    from mmr.dispatch.auth import check_channel_async
-    from mmr.dispatch.runner import dispatch_all
-    from mmr.dispatch.store_io import in_thread
-
     log = get_logger(__name__)
     channel = synthesizer_channel(setup.loaded.config)
     reason = skip_reason(requested=setup.request.synthesis, items=len(items),
@@ -147,11 +148,6 @@ def run_critique_job(setup: CritiqueSetup, store: JobStore, job_id: str,
                      gate: Mapping[str, AuthResult], *, progress: Progress | None = None,
                      notice: Callable[[str], None] | None = None) -> CritiqueReport:
     """Steps 12-15: dispatch, parse, reconcile, synthesise, append the round, save."""
-    import anyio
-
-    from mmr.dispatch.interrupts import run_until_interrupted
-    from mmr.dispatch.runner import dispatch_all
-
     started = time.monotonic()
     passing = [plan for name, plan in setup.plans.items() if gate[name].status == "ok"]
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=setup.project_root,

@@ -1,4 +1,4 @@
-"""The artifact to critique: a file, standard input (``-``), or mmr's ``--text`` (spec ch. 05 §5.3).
+"""The artifact to critique: a file, standard input (``-``), or mmr's ``--text``.
 
 A path that cannot be read is an error, never text: ``mmr critique "my design.md"``
 with a typo must not critique the file name. Inline text has its own flag instead.
@@ -64,7 +64,7 @@ def _read_file(path: str) -> str:
 
 
 def os_error_message(exc: OSError, path: str) -> str:
-    """``ENOENT: no such file or directory, open 'x.md'`` (the reference's wording) + the fix."""
+    """``ENOENT: no such file or directory, open 'x.md'`` (MMR 4.0.1's wording) + the fix."""
     code = errno.errorcode.get(exc.errno or 0, "EIO")
     reason = (exc.strerror or "cannot read").lower()
     return (f"{code}: {reason}, open '{path}' — pass a readable file, - to read stdin, "

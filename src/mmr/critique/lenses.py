@@ -1,4 +1,4 @@
-"""Persona lenses: one perspective per channel, cycled (spec ch. 05 §5.8).
+"""Persona lenses: one perspective per channel, cycled.
 
 ``--lenses skeptic,pragmatist`` over three channels gives ``skeptic, pragmatist,
 skeptic``. Names are matched case-insensitively against the built-ins, whose preambles

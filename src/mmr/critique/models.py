@@ -1,6 +1,6 @@
 """The shapes of a critique: one channel's items, the reconciled items, the report.
 
-The report's field order is the reference's key order (spec ch. 05 §5.12) and every model
+The report's field order is MMR 4.0.1's key order and every model
 is dumped with ``exclude_none=True``, so an optional key is either present or absent,
 never ``null``. mmr's additive keys (``context_skipped``, ``per_channel.*.reason``) sit
 next to the keys they explain.

@@ -1,6 +1,6 @@
-"""One channel's critique reply → its items and summary (spec ch. 05 §5.11).
+"""One channel's critique reply → its items and summary.
 
-The model's JSON is dug out of the CLI's envelope (``extract_model_json``, ch. 03 §7.1).
+The model's JSON is dug out of the CLI's envelope (``extract_model_json``).
 Lenient by design: an entry without an observation is dropped, a missing theme reads
 ``general``, an unknown kind becomes ``consideration``. A reply with nothing usable gets
 the failure summary, and the channel still counts as completed: critique never fails.

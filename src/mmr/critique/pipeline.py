@@ -1,4 +1,4 @@
-"""``mmr critique`` as one readable function, in the order of spec ch. 05 §5.2.
+"""``mmr critique`` as one readable function; the numbered comments are its steps.
 
 Only a bad command line, an input that cannot be read, a bad config or an explicitly
 named channel that cannot run end the run with exit 1; from the pre-flight on, the
@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
+
+import anyio
 
 from mmr.config.loaded import Channel, LoadedConfig, ProjectText
 from mmr.config.loader import load_config
+from mmr.config.paths import jobs_dir
 from mmr.config.selection import select_channels
 from mmr.critique.context import RepoContext, build_repo_context
 from mmr.critique.execute import (
@@ -33,9 +36,10 @@ from mmr.critique.request import CritiqueRequest, check_request
 from mmr.critique.session import CritiqueSessionStore, SessionRound, critique_sessions_dir
 from mmr.critique.text import render_text
 from mmr.diff.inputs import DiffRequest
+from mmr.dispatch.auth import check_channels
 from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.review.run import ReviewIO
-from mmr.secrets.critique_redaction import redact_credentials, redaction_warning
+from mmr.secrets.credentials import redact_credentials
 from mmr.store.jobs import JobStore
 from mmr.trust.modes import CONFIG_WARNING, TrustContext, TrustFlags, resolve_trust
 
@@ -87,17 +91,11 @@ def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
                           project_root=trust.project_root, artifact=artifact, plans=plans,
                           base_prompt=base_prompt, context=context, lenses=tuple(lenses),
                           session=round_info)
-    store = JobStore(_jobs_dir())
+    store = JobStore(jobs_dir())
     job_id = create_critique_job(setup, store, gate)                               # 11
     report = run_critique_job(setup, store, job_id, gate, progress=io.progress,    # 12-15
                               notice=io.notice)
     return _outcome(report, request, job_id)
-
-
-def _jobs_dir() -> Path:
-    from mmr.config.paths import jobs_dir
-
-    return jobs_dir()
 
 
 def _load_config(trust: TrustContext, request: CritiqueRequest, io: CritiqueIO) -> LoadedConfig:
@@ -135,7 +133,9 @@ def _plans(names: list[str], loaded: LoadedConfig, *, artifact: Artifact,
             raise KeyError(name)
         channels[name] = channel
     if hits + context_hits and any(c.on_credentials != "allow" for c in channels.values()):
-        io.notice(redaction_warning(hits + context_hits))
+        io.notice(f"[mmr] warning: redacted {hits + context_hits} credential-shaped string(s) "
+                  "from the artifact and repository context before sending them "
+                  "(on_credentials: redact)")
     assigned = assign_lenses(lenses, names)
     plans = {
         name: plan_critique(name, channel, loaded,
@@ -150,12 +150,6 @@ def _preflight(plans: Mapping[str, ChannelPlan], loaded: LoadedConfig) -> dict[s
     """Install + auth check of every channel (concurrently unless ``defaults.parallel`` is off)."""
     if not plans:
         return {}
-    from functools import partial
-
-    import anyio
-
-    from mmr.dispatch.auth import check_channels
-
     pairs = [(name, loaded.channel(name)) for name in plans]
     return anyio.run(partial(check_channels, pairs, parallel=loaded.defaults.parallel))
 

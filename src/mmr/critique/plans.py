@@ -1,4 +1,4 @@
-"""What each critique channel is sent and how its reply is read (spec ch. 05 §5.5, §5.2 step 12).
+"""What each critique channel is sent and how its reply is read.
 
 A critique reply is prose with a JSON object somewhere in it, not findings, so the review
 parsers do not apply. The dispatcher still parses every reply as it settles; critique hands
@@ -29,7 +29,7 @@ def critique_parser(spec: ParserSpec) -> ParserSpec:
 
 
 def critique_channel(channel: Channel) -> Channel:
-    """The channel without its findings-schema flags (ch. 03 §9.4)."""
+    """The channel without its findings-schema flags (a critique reply is not findings)."""
     stripped = strip_findings_schema_flags(channel.flags)
     if stripped == channel.flags:
         return channel

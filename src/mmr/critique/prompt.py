@@ -1,4 +1,4 @@
-"""The critique prompt, layer by layer, and the ``--dry-run`` document (spec ch. 05 §5.9-5.10).
+"""The critique prompt, layer by layer, and the ``--dry-run`` document.
 
 Layers, joined with one blank line: the channel's lens, the critique template, the focus,
 the previous session round, the repository context, and last the artifact in a fence no

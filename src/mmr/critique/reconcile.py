@@ -1,4 +1,4 @@
-"""Critique items from many channels → convergence and divergence (spec ch. 05 §5.11).
+"""Critique items from many channels → convergence and divergence.
 
 Purely textual: there is no file:line to anchor on. Items are ordered by observation then
 channel, and each joins the existing group whose representative is most similar (Jaccard

@@ -1,9 +1,9 @@
-"""Assemble the critique report and its one-line summary (spec ch. 05 §5.12).
+"""Assemble the critique report and its one-line summary.
 
 The summary counts ``consensus`` items only, or with lenses every item raised by more
 than one channel (``agreed``): lensed channels may agree because their roles overlap, so
 "independent consensus" would overstate it. ``majority`` items are in neither count
-without lenses (the reference's wording, kept for scripts that grep it).
+without lenses (MMR 4.0.1's wording, kept for scripts that grep it).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from mmr.critique.models import (
     ReconciledItem,
     SynthesisResult,
 )
+from mmr.formatters.json import dumps
 
 NO_CHANNELS_SUMMARY = "No channels were available to run the critique — check `mmr doctor`."
 
@@ -92,6 +93,4 @@ def empty_report(source: str, per_channel: Mapping[str, ChannelEntry],
 
 def render_json(report: CritiqueReport) -> str:
     """2-space JSON, keys in the report's order, non-ASCII kept."""
-    from mmr.formatters.json import dumps
-
     return dumps(report.to_json_dict())

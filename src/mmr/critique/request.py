@@ -1,4 +1,4 @@
-"""The parsed flags of one ``mmr critique`` run (spec ch. 05 §5.1) and their checks."""
+"""The parsed flags of one ``mmr critique`` run and their checks."""
 
 from __future__ import annotations
 

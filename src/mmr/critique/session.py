@@ -1,7 +1,7 @@
-"""Iterative critique sessions: ``<state root>/critique-sessions/<id>.json`` (spec ch. 05 §5.7).
+"""Iterative critique sessions: ``<state root>/critique-sessions/<id>.json``.
 
 The file is a JSON array of rounds, ``{round, artifact_source, items: [{id, kind, theme,
-observation}]}``, the reference's format, written atomically. No ``start`` is needed: an
+observation}]}``, MMR 4.0.1's format, written atomically. No ``start`` is needed: an
 unknown session has no rounds, and a file that does not parse reads as empty (a warning
 says so; the next append replaces it). Appends hold a per-session ``mkdir`` lock, so two
 critiques of one session cannot lose a round. Review sessions live elsewhere.

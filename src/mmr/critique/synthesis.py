@@ -1,8 +1,8 @@
-"""The editorial synthesis pass: when it runs, what it is asked, what it answers (ch. 05 §5.12).
+"""The editorial synthesis pass: when it runs, what it is asked, what it answers.
 
 It runs only when all hold: not ``--no-synthesis``; at least two reconciled items; at
 least two channels completed; the config has a ``claude`` subprocess channel with a
-command that is enabled and not in ``channels_disabled`` (mmr, D12: the reference uses
+command that is enabled and not in ``channels_disabled`` (MMR 4.0.1 uses
 it even when the user switched it off); and that command is installed and passes its
 auth check. Any failure leaves the critique without a synthesis, never failed.
 """

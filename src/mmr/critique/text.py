@@ -1,4 +1,4 @@
-"""The critique report as text (``--format text``, the default; spec ch. 05 §5.12).
+"""The critique report as text (``--format text``, the default).
 
 Sections are separated by blank lines; ``CHANNELS`` and ``SYNTHESIS`` always appear, the
 others only when they have something to say. Items raised by several channels come first

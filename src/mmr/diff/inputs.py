@@ -1,4 +1,4 @@
-"""Resolve the diff under review from the input flags (spec 05 §2.3, 06 §2.1).
+"""Resolve the diff under review from the input flags.
 
 Priority, first match wins: ``--diff FILE|-``, ``--pr N`` (``gh pr diff``),
 ``--staged``, ``--base REF [--head REF]`` (three-dot), else the unstaged working

@@ -42,7 +42,7 @@ from mmr.errors import MmrError
 from mmr.models import ChannelStatus, Telemetry
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.process.types import ProcessOutcome
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from mmr.store.records import iso_timestamp
 
 #: The most stdout mmr keeps in memory and parses from one reply; the rest of a longer
@@ -132,8 +132,6 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
             label=plan.name, stdout_path=spool, max_capture_bytes=MAX_REPLY_BYTES,
             give_up=StuckWatch() if channel.stderr == "capture" else None,
         )
-        if attempt == 1 and posture.directory is None and ctx.on_first_request is not None:
-            ctx.on_first_request(plan, request)
         outcome = await _spawn_then_mark(request, plan, ctx, attempt, started_at)
     finally:
         posture.cleanup()

@@ -9,36 +9,29 @@ same reviewer as before, never one more independent voice.
 
 from __future__ import annotations
 
-from typing import Any
-
-from mmr.cache.key import material_key
+from mmr import __version__
+from mmr.cache.key import executable_identity, review_cache_key
 from mmr.dispatch.attempt import AttemptResult
 from mmr.dispatch.auth import install_token
 from mmr.dispatch.plan import ChannelPlan, DispatchContext
 from mmr.dispatch.settle import RoundResult, parse_at_settle
 from mmr.dispatch.store_io import in_thread, update_status
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from mmr.store.records import iso_timestamp
-
-
-def cache_material(plan: ChannelPlan) -> dict[str, Any]:
-    """What of ``plan`` besides its prompt goes into its key, as plain JSON data (the early
-    start keeps it, to see a cached reply coming without the models)."""
-    channel = plan.channel
-    command = getattr(channel, "command", None)
-    parser = plan.output_parser
-    return {
-        "channel": channel.model_dump(mode="json"),
-        "parser": {"kind": parser} if isinstance(parser, str) else parser.model_dump(mode="json"),
-        "command": install_token(command) if isinstance(command, str) else "",  # quotes honoured
-    }
 
 
 def cache_key(plan: ChannelPlan, ctx: DispatchContext) -> str | None:
     """The plan's key, or None when nothing may be cached for it."""
     if ctx.cache is None or not ctx.cache.enabled or plan.compensator is not None:
         return None
-    return material_key(cache_material(plan), plan.prompt)
+    channel = plan.channel
+    command = getattr(channel, "command", None)
+    token = install_token(command) if isinstance(command, str) else ""  # quotes honoured
+    parser = plan.output_parser
+    return review_cache_key(
+        channel=channel.model_dump(mode="json"), prompt=plan.prompt,
+        parser={"kind": parser} if isinstance(parser, str) else parser.model_dump(mode="json"),
+        executable=executable_identity(token) if token else None, mmr_version=__version__)
 
 
 async def replay(plan: ChannelPlan, ctx: DispatchContext, key: str) -> RoundResult | None:

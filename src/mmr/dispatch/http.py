@@ -55,6 +55,7 @@ from mmr.dispatch.http_transport import Exchange, exchange, new_http_client
 from mmr.dispatch.plan import ChannelPlan
 from mmr.log import get_logger
 from mmr.models import ChannelStatus, Telemetry
+from mmr.parsers.registry import is_registered
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec
 from mmr.parsers.validate import js_number_text
 
@@ -67,9 +68,6 @@ __all__ = [
     "wants_json_reply",
 ]
 
-#: String parsers that consume a JSON reply, so the request asks for one (§7.2 step 3);
-#: ``default-last`` too, where the reference forgot it (ch. 03 Q19).
-JSON_REPLY_PARSERS = frozenset({"default", "default-last", "gemini", "doc-conformance"})
 REQUEST_FAILED = "request failed"
 
 
@@ -87,9 +85,14 @@ class HttpResult:
 
 
 def wants_json_reply(spec: ParserSpec) -> bool:
-    """Whether the request adds ``response_format: {"type": "json_object"}`` (§7.2, Q19)."""
+    """Whether the request adds ``response_format: {"type": "json_object"}``.
+
+    Every named parser reads a JSON reply, so each asks for one (``default-last`` too, which
+    MMR 4.0.1 forgot); an unknown name, which falls back to ``default``, does not, as in
+    MMR 4.0.1. Of the object specs only ``unwrap-jsonpath`` reads JSON.
+    """
     if isinstance(spec, str):
-        return spec in JSON_REPLY_PARSERS
+        return is_registered(spec)
     return isinstance(spec, UnwrapJsonpathSpec)
 
 

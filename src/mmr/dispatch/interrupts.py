@@ -48,7 +48,7 @@ async def run_until_interrupted(work: Callable[[], Awaitable[T]]) -> T:
     if threading.current_thread() is not threading.main_thread():
         return await work()
     # The event loop puts the default action back when the receiver closes, not what was
-    # there (the early start's SIGTERM handler, which kills its waiting children).
+    # there: a handler the caller installed (an embedding program's, a test's) is restored.
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         return await _watched(work)

@@ -20,7 +20,6 @@ from mmr.parsers.specs import ParserSpec
 if TYPE_CHECKING:
     from mmr.cache.store import ReviewCache
     from mmr.config.channel_schema import HttpChannel, SubprocessChannel
-    from mmr.process.types import ProcessRequest
     from mmr.store.jobs import JobStore
 
 AuthStatus = Literal["ok", "failed", "timeout", "not_installed", "skipped"]
@@ -93,6 +92,3 @@ class DispatchContext:
     roots: tuple[str, ...] | None = None
     #: Replies reused across reviews (``defaults.cache``); None: every channel runs.
     cache: ReviewCache | None = None
-    #: Sees each subprocess channel's first request that the early start could replay
-    #: (prompt on stdin, no neutral posture), before it reaches the chokepoint.
-    on_first_request: Callable[[ChannelPlan, ProcessRequest], None] | None = None

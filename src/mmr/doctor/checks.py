@@ -1,4 +1,4 @@
-"""Channel health for ``mmr doctor``: one row per configured channel (spec ch. 02 §9.1–§9.3).
+"""Channel health for ``mmr doctor``: one row per configured channel.
 
 Channels are visited in config order. Retired, abstract and disabled channels
 (``enabled: false`` or listed in ``channels_disabled``) and command-less subprocess
@@ -37,7 +37,7 @@ READY: frozenset[HealthStatus] = frozenset({"ok"})
 NEEDS_ATTENTION: frozenset[HealthStatus] = frozenset(
     {"auth_failed", "timeout", "not_installed", "missing_command"})
 OFF: frozenset[HealthStatus] = frozenset({"disabled", "abstract", "retired"})
-#: Problems ``--fix`` cannot touch: any of them makes ``mmr doctor`` exit 1 (§9.5).
+#: Problems ``--fix`` cannot touch: any of them makes ``mmr doctor`` exit 1.
 UNFIXABLE: frozenset[HealthStatus] = frozenset({"auth_failed", "timeout", "missing_command"})
 
 MINIMAX = "minimax"
@@ -69,7 +69,8 @@ class ChannelHealth:
 
 
 def not_installed_recovery(token: str, name: str, install: str | None = None) -> str:
-    """§9.3's remediation; the token is redacted (a command may start with ``KEY=secret``).
+    """The fix ``doctor`` prints for a missing CLI; the token is redacted (a command may
+    start with ``KEY=secret``).
 
     mmr addition: the channel's ``auth.install`` names the package and its install command.
     """
@@ -78,7 +79,8 @@ def not_installed_recovery(token: str, name: str, install: str | None = None) ->
 
 
 def unprobed_health(name: str, channel: Channel, listed_off: set[str]) -> ChannelHealth | None:
-    """The row of a channel that is never probed (§9.2 steps 1–3, 5); None: probe it."""
+    """The row of a channel that is never probed (retired, abstract, disabled, or without
+    a command); None: probe it."""
     if channel.retired:
         return ChannelHealth(name, "retired", installed=False)
     if channel.abstract:
@@ -92,7 +94,7 @@ def unprobed_health(name: str, channel: Channel, listed_off: set[str]) -> Channe
 
 def probed_health(name: str, channel: Channel, result: AuthResult,
                   version: str | None = None) -> ChannelHealth:
-    """The row for a gate result (§9.2 steps 4, 6, 7): recovery only on ``auth_failed``."""
+    """The row for a gate result: recovery only on ``auth_failed``."""
     if result.status == "not_installed" and isinstance(channel, SubprocessChannel):
         token = install_token(channel.command)
         return ChannelHealth(name, "not_installed", installed=False,
@@ -142,7 +144,7 @@ def probe_health(loaded: LoadedConfig) -> list[ChannelHealth]:
 
 
 def _with_suggestion(row: ChannelHealth, loaded: LoadedConfig) -> ChannelHealth:
-    """Suggest ``mmr config enable minimax`` when its CLI is installed but it is off (ch. 06 §3)."""
+    """Suggest ``mmr config enable minimax`` when its CLI is installed but it is off."""
     channel = loaded.channels.get(row.name)
     if row.name != MINIMAX or row.status != "disabled" or not isinstance(channel,
                                                                          SubprocessChannel):
@@ -156,7 +158,7 @@ def _with_suggestion(row: ChannelHealth, loaded: LoadedConfig) -> ChannelHealth:
 
 def doctor_exit_code(rows: list[ChannelHealth], fixed: set[str] | None = None,
                      fix_failed: bool = False) -> int:
-    """1 when a row needs attention that ``--fix`` did not settle, or a fix failed (§9.5).
+    """1 when a row needs attention that ``--fix`` did not settle, or a fix failed.
 
     ``fixed`` names the ``not_installed`` channels ``--fix`` disabled and verified.
     """

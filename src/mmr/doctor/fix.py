@@ -1,4 +1,4 @@
-"""``mmr doctor --fix``: disable the channels whose CLI is not installed (spec ch. 02 §9.5).
+"""``mmr doctor --fix``: disable the channels whose CLI is not installed.
 
 Each channel is written to the file ``mmr config disable`` would pick
 (:func:`mmr.config_edit.scope.toggle_target`): the user file when the channel and its

@@ -1,4 +1,4 @@
-"""How ``mmr doctor`` prints its rows: a JSON array, or the text summary (spec ch. 02 §9.4).
+"""How ``mmr doctor`` prints its rows: a JSON array, or the text summary.
 
 Both show health *before* any ``--fix``. Text::
 

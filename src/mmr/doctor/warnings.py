@@ -1,4 +1,4 @@
-"""Warn before ``mmr doctor`` runs ``auth.check`` commands nobody has committed (ch. 02 §9.5).
+"""Warn before ``mmr doctor`` runs ``auth.check`` commands nobody has committed.
 
 Doctor reads the working-tree ``.mmr.yaml`` without trust gating and runs its
 ``auth.check`` strings through ``sh`` — in an untrusted checkout, commands a pull request
@@ -14,6 +14,7 @@ from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
+from mmr import git
 from mmr.config.paths import PROJECT_CONFIG_NAME, project_config_path
 from mmr.config.yaml_io import parse_config_mapping
 from mmr.errors import MmrError
@@ -40,8 +41,6 @@ def auth_checks(text: str) -> dict[str, str]:
 
 def uncommitted_auth_checks(project_root: Path) -> list[str]:
     """Names whose working-tree ``auth.check`` is not the one committed at ``HEAD``."""
-    from mmr import git
-
     try:
         current = project_config_path(project_root).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

@@ -1,9 +1,9 @@
-"""Inputs of ``mmr explore`` and the MiniMax wrappers: roots, effort, question (ch. 06 §4-§5).
+"""Inputs of ``mmr explore`` and the MiniMax wrappers: roots, effort, question.
 
 Everything here is checked before any channel runs, and every failure exits 1: a bad
 flag value is a :class:`~mmr.errors.UsageError` (one line, exit 1), a path that
 cannot be used an :class:`InputError` (one line); each message names the value and the fix.
-The secrets guard is the hard half of the explore spec's defence in depth: a root (or the
+The secrets guard is the hard half of explore's defence in depth: a root (or the
 review wrapper's worktree) that is, or lies inside, a ``secrets/`` or ``local_secrets/``
 directory is refused, whichever way it was spelled (the path as given and its realpath).
 """

@@ -1,4 +1,4 @@
-"""What ``mmr explore`` reports: the answer chosen, its status, and each channel (ch. 06 §4).
+"""What ``mmr explore`` reports: the answer chosen, its status, and each channel.
 
 :func:`summarise` turns the settled channels into an :class:`ExploreReport` (pure, apart
 from nothing: the raw replies are already read); :func:`render_json` and the text pieces

@@ -1,4 +1,4 @@
-"""``mmr explore``: ask explore-role channels a question about the code (ch. 06 §4).
+"""``mmr explore``: ask explore-role channels a question about the code.
 
 One readable function, :func:`run_explore`, in the order that decides which error wins:
 flags, roots, question, config and channel selection, prompt and plans, then either the
@@ -37,12 +37,14 @@ from mmr.explore.inputs import (
 )
 from mmr.explore.report import ExploreReport, dry_run_text, render_json, stderr_lines, summarise
 from mmr.explore.scratch import run_in_scratch, with_vars
+from mmr.fs import atomic_write_text
 from mmr.models import ChannelStatus
 from mmr.prompt.assemble import apply_wrapper
 
 Notice = Callable[[str], None]
 
-#: The model ``--m3`` selects for exploration (the explore spec's id; RM-6 pins ``[1m]``).
+#: The model ``--m3`` selects for exploration (the ``minimax-m3`` review channel pins
+#: ``MiniMax-M3[1m]``, the 1M-token window, in its preset instead).
 M3_EXPLORE_MODEL = "MiniMax-M3"
 FORMATS = ("text", "json")
 
@@ -163,8 +165,6 @@ def outcome_for(report: ExploreReport, request: ExploreRequest,
 
 def write_out(path: str, text: str, cwd: Path) -> Path:
     """Write ``text`` to ``--out`` atomically (parent directories created); its path."""
-    from mmr.fs import atomic_write_text
-
     target = cwd / Path(path).expanduser()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 These commands reuse the review dispatcher (timeouts, the retry policy, parse at settle,
 the clean-tree assertion, telemetry) but keep nothing in ``~/.mmr/jobs``: the job lives in
-a directory inside the command's own temporary directory (same layout, ch. 04 §7.3), which
+a directory inside the command's own temporary directory (same layout), which
 the caller removes on exit. Also here: the per-run ``vars`` overrides (``--m3``,
 ``--effort``, ``--max-turns``), the exact argv a channel would get (for dry runs), the
 reply text behind a parser's envelope, and the one-line telemetry summary.
@@ -15,14 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from mmr.config.channel_schema import SubprocessChannel
 from mmr.config.loaded import Channel
+from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
-from mmr.dispatch.plan import ChannelOutcome, ChannelPlan, EventSink
+from mmr.dispatch.plan import ChannelOutcome, ChannelPlan, DispatchContext, EventSink
+from mmr.dispatch.runner import dispatch_all
+from mmr.formatters.labels import telemetry_parts
 from mmr.models import Telemetry
+from mmr.parsers.errors import ParseError
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec, coerce_parser_spec
+from mmr.parsers.unwrap import unwrap_payload
+from mmr.store.jobs import JobStore
+from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
 
-#: Context windows below this mean the 1M pin did not take (RM-6, RM-10).
+#: Context windows below this mean the 1M pin (the ``[1m]`` model suffix) did not take.
 ONE_MILLION = 1_000_000
 
 
@@ -62,14 +71,6 @@ def run_in_scratch(plans: Sequence[ChannelPlan], *, scratch: Path, repo_root: Pa
 
     A SIGINT/SIGTERM stops every child and exits 130/143 (``SystemExit``), as for review.
     """
-    import anyio
-
-    from mmr.dispatch.interrupts import run_until_interrupted
-    from mmr.dispatch.plan import DispatchContext
-    from mmr.dispatch.runner import dispatch_all
-    from mmr.store.jobs import JobStore
-    from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
-
     store = JobStore(scratch / "jobs")
     job = store.create_job([plan.name for plan in plans], fix_threshold=DEFAULT_FIX_THRESHOLD,
                            format="json", min_completed_channels=1, project_root=repo_root)
@@ -90,12 +91,9 @@ def reply_text(raw: str | None, spec: ParserSpec) -> str | None:
     """The reply behind the parser's envelopes (``$.result``), gates ignored; None if absent.
 
     Used for what a gate rejected: an explore answer without a citation is still written
-    to ``--out`` (explore spec 6), and the review wrapper tells an ``is_error`` envelope
+    to ``--out``, and the review wrapper tells an ``is_error`` envelope
     (MiniMax failed, exit 2) from a reply whose findings failed the gate (exit 3).
     """
-    from mmr.parsers.errors import ParseError
-    from mmr.parsers.unwrap import unwrap_payload
-
     if raw is None:
         return None
     spec = coerce_parser_spec(spec)
@@ -112,14 +110,12 @@ def reply_text(raw: str | None, spec: ParserSpec) -> str | None:
 def telemetry_line(prefix: str, channel: str, telemetry: Telemetry | None,
                    elapsed_s: float) -> str:
     """``<prefix> <channel>: tokens in 1,234 · out 56 · context 1,000,000 · … · 12.3s``."""
-    from mmr.formatters.labels import telemetry_parts
-
     parts = [*telemetry_parts(telemetry), f"{elapsed_s:.1f}s"]
     return f"{prefix} {channel}: {' · '.join(parts)}"
 
 
 def context_window_warning(prefix: str, channel: str, telemetry: Telemetry | None) -> str | None:
-    """A warning when the reported context window is below 1M (an unknown model id, RM-6)."""
+    """A warning when the reported context window is below 1M (an unknown model id)."""
     window = None if telemetry is None else telemetry.context_window
     if window is None or window >= ONE_MILLION:
         return None

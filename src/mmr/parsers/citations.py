@@ -1,4 +1,4 @@
-"""``path:line`` citations in prose (ch. 06 §2); whether a cited path exists is :mod:`mmr.probes`.
+"""``path:line`` citations in prose, and whether a cited path exists under the repo (ch. 06 §2).
 
 A citation is the first token matching
 ``(?:[\\w.-]+/)*[\\w.-]+\\.\\w+|[\\w.-]+(?:/[\\w.-]+)+`` followed by ``:line`` or
@@ -10,8 +10,10 @@ characters just before it (the runs before two colons never overlap, so this is 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 _LINE_REF = re.compile(r":([0-9]+)(?:-([0-9]+))?")
 _PATH_RUN = re.compile(r"[\w./-]*")
@@ -58,3 +60,17 @@ def find_citation(text: str) -> Citation | None:
         return Citation(path=path, location=f"{path}:{lines}")
     return None
 
+
+def path_exists_under(root: Path | None, relative: str) -> bool:
+    """True when ``relative`` names an existing file inside ``root`` (never outside it)."""
+    if root is None:
+        return False
+    normal = posixpath.normpath(relative)
+    if normal == ".." or normal.startswith("../") or posixpath.isabs(normal):
+        return False
+    try:
+        base = root.resolve()
+        target = (base / normal).resolve()
+        return target.is_relative_to(base) and target.is_file()
+    except (OSError, RuntimeError, ValueError):
+        return False

@@ -14,11 +14,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from mmr.models import Finding, ParsedOutput, ReportedConfidence
-from mmr.parsers.citations import Citation, find_citation
+from mmr.parsers.citations import Citation, find_citation, path_exists_under
 from mmr.parsers.errors import GateFailedError, ParseError
 from mmr.parsers.specs import MarkdownFindingsSpec
 from mmr.parsers.validate import has_blocking
-from mmr.probes import is_file_under
 from mmr.vocabulary import Severity
 
 NO_FINDINGS = "NO FINDINGS"
@@ -135,7 +134,7 @@ def parse_markdown_findings(
         return ParsedOutput(approved=True, findings=[], summary=NO_FINDINGS)
     read = [_read_block(block, spec.severity_map[block.tag]) for block in blocks]
     if spec.gate.require_existing_path and not any(
-        citation is not None and is_file_under(repo_root, citation.path)
+        citation is not None and path_exists_under(repo_root, citation.path)
         for _, citation in read
     ):
         raise GateFailedError(GATE_FAILED)

@@ -30,7 +30,6 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from mmr.fs import WRITE_FAULTS
 from mmr.log import get_logger
-from mmr.process import speculative
 from mmr.process.reaper import MARK_VAR, become_subreaper, new_mark, reap_child
 from mmr.process.types import (
     ProcessOutcome,
@@ -63,14 +62,13 @@ _live_groups: set[int] = set()
 
 
 def live_process_groups() -> frozenset[int]:
-    """Process groups of children that are running right now (auth checks and children
-    of the early start still waiting to be adopted included)."""
-    return frozenset(_live_groups) | frozenset(speculative.waiting_groups())
+    """Process groups of children that are running right now (auth checks included)."""
+    return frozenset(_live_groups)
 
 
 def signal_live_groups(sig: signal.Signals) -> int:
     """Send ``sig`` to every live process group (the interrupt path, §5.9); return the count."""
-    groups = list(live_process_groups())
+    groups = list(_live_groups)
     for pgid in groups:
         _signal_group(pgid, sig)
     return len(groups)
@@ -225,30 +223,6 @@ def _spawn_message(req: ProcessRequest, exc: Exception) -> str:
     return f"spawn {req.argv[0]} failed: {exc}"
 
 
-async def _start_child(req: ProcessRequest) -> tuple[Process, str]:
-    """The child for ``req`` and its reaper mark: the one the early start began for an
-    identical request (:mod:`mmr.process.speculative`), else a new one."""
-    log = get_logger(__name__)
-    adopted = speculative.claim(req)
-    if adopted is not None:
-        from mmr.process.adopted import AdoptedProcess
-
-        log.debug("process.adopted", pid=adopted.pid, request=req.display())
-        return AdoptedProcess(adopted), adopted.mark
-    mark = new_mark()
-    process = await anyio.open_process(
-        list(req.argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=_STDERR_TARGET[req.stderr],
-        cwd=req.cwd,
-        env={**(os.environ if req.env is None else req.env), MARK_VAR: mark},
-        start_new_session=True,
-    )
-    log.debug("process.spawned", pid=process.pid, request=req.display())
-    return process, mark
-
-
 async def run_process(
     req: ProcessRequest, *, on_spawn: Callable[[int], None] | None = None
 ) -> ProcessOutcome:
@@ -278,14 +252,25 @@ async def run_process(
     out.error = spool_error
     err = _Capture(req.max_stderr_bytes)
     become_subreaper()
+    mark = new_mark()
+    env = {**(os.environ if req.env is None else req.env), MARK_VAR: mark}
     try:
-        process, mark = await _start_child(req)
+        process = await anyio.open_process(
+            list(req.argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=_STDERR_TARGET[req.stderr],
+            cwd=req.cwd,
+            env=env,
+            start_new_session=True,
+        )
     except (OSError, ValueError) as exc:
         if tee is not None:
             tee.close()
         missing = isinstance(exc, FileNotFoundError) and exc.filename != str(req.cwd)
         return spawn_failure(req, _spawn_message(req, exc), started, not_found=missing)
     _live_groups.add(process.pid)
+    log.debug("process.spawned", pid=process.pid, request=req.display())
     try:
         if on_spawn is not None:
             on_spawn(process.pid)

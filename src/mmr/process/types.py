@@ -18,6 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
+from mmr.secrets.redact import REDACTED, is_command_secret_key
+
 StderrMode = Literal["capture", "suppress", "passthrough"]
 DEFAULT_KILL_GRACE_S = 2.0
 DEFAULT_STDERR_CAP = 1024 * 1024
@@ -27,8 +29,6 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def redact_argv(argv: tuple[str, ...]) -> list[str]:
     """argv for display: ``--token X``, ``--token=X`` and ``API_KEY=X`` lose their value."""
-    from mmr.secrets.redact import REDACTED, is_command_secret_key  # not on the early start's path
-
     shown = list(argv)
     for i, arg in enumerate(argv):
         name, sep, _ = arg.partition("=")

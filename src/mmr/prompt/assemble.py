@@ -1,4 +1,4 @@
-"""Build the review prompt every channel receives (spec ch. 03 §12, ch. 05 §2.6).
+"""Build the review prompt every channel receives.
 
 Sections are joined with one blank line, in a fixed order with fixed headings that scripts
 grep for (``## Project Review Criteria``); the diff goes last, fenced so that nothing inside
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from mmr.resources import read_template
+from mmr.severity import prompt_definitions
 
 CORE_PROMPT_TEMPLATE = "core-prompt.md"
 PROMPT_PLACEHOLDER = "{{prompt}}"
@@ -27,8 +28,6 @@ SEVERITY_PLACEHOLDER = "{{severity_definitions}}"
 def core_prompt() -> str:
     """The shipped core prompt (its trailing newline included), with the severity scale
     filled in from :mod:`mmr.severity`, the one source of its wording."""
-    from mmr.severity import prompt_definitions
-
     return read_template(CORE_PROMPT_TEMPLATE).replace(SEVERITY_PLACEHOLDER,
                                                         prompt_definitions())
 
@@ -37,7 +36,7 @@ def diff_fence(diff: str) -> str:
     """A backtick fence one longer than the longest backtick run in ``diff`` (minimum 3).
 
     A diff holding a line of three backticks (a Markdown file) would otherwise close the
-    reference's fixed fence early and let the rest of the diff read as prompt text.
+    fixed fence MMR 4.0.1 uses early and let the rest of the diff read as prompt text.
     """
     longest = max((len(run) for run in _BACKTICK_RUN.findall(diff)), default=0)
     return "`" * max(3, longest + 1)
@@ -58,7 +57,7 @@ def assemble_prompt(
     """The unwrapped prompt: core prompt, criteria, focus, then the fenced diff.
 
     Criteria and focus go in as given, unescaped (they come from the operator and trusted
-    config). ``diff`` must already be redacted for the channel (ch. 06 §2.1). ``core``
+    config). ``diff`` must already be redacted for the channel. ``core``
     replaces the shipped template, for tests and tools that bring their own.
     """
     sections = [core_prompt() if core is None else core]
@@ -87,5 +86,5 @@ def apply_wrapper(wrapper: str | None, prompt: str) -> str:
 
 def compensating_prompt(focus_preamble: str, prompt: str, wrapper: str | None) -> str:
     """A compensating pass's prompt: the preamble for the missing channel, a blank line,
-    the unwrapped review prompt, all inside the *compensator's* wrapper (ch. 03 §12.4)."""
+    the unwrapped review prompt, all inside the *compensator's* wrapper."""
     return apply_wrapper(wrapper, focus_preamble + SECTION_SEPARATOR + prompt)

@@ -1,4 +1,4 @@
-"""The focus preamble of a compensating pass (spec ch. 02 §8.3; the wording is mmr's own).
+"""The focus preamble of a compensating pass (the wording is mmr's own).
 
 It tells the substitute model which areas the missing channel usually covers, so the
 pass looks where that reviewer would have looked. Lookup: the user's

@@ -16,24 +16,63 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mmr.config.loaded import Channel, LoadedConfig
+from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.dispatch.findings_schema import (
     coerce_parser_for_schema_flags,
     has_findings_schema_flag,
     substitute_findings_schema,
 )
 from mmr.dispatch.plan import ChannelPlan
-from mmr.prompt.channel_prompt import (
-    NOTHING_TO_REVIEW,
-    ChannelPromptSpec,
-    ChannelSkip,
-    PreparedDiff,
-    PromptParts,
-    channel_prompt,
+from mmr.prompt.assemble import apply_wrapper, assemble_prompt
+from mmr.secrets.credentials import (
+    REFUSAL_MESSAGE,
+    CredentialHit,
+    redact_diff,
+    redaction_warning,
+    refusable,
 )
-from mmr.secrets.credentials import redaction_warning
+from mmr.unidiff.sections import exclude_sections, normalize_pattern
 
-__all__ = ["NOTHING_TO_REVIEW", "ChannelSkip", "PlannedChannel", "PreparedDiff", "PromptParts",
-           "plan_channel", "plan_channels", "prompt_spec", "redaction_notice"]
+NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
+
+
+@dataclass(frozen=True)
+class PreparedDiff:
+    """The run's diff (after the run-wide ``diff_exclude``) and its redacted copy."""
+
+    text: str
+    redacted: str
+    hits: tuple[CredentialHit, ...]
+    line_count: int
+    refusable: bool
+
+    @classmethod
+    def prepare(cls, text: str, line_count: int) -> PreparedDiff:
+        redacted, hits = redact_diff(text)
+        return cls(text=text, redacted=redacted, hits=tuple(hits), line_count=line_count,
+                   refusable=refusable(text, hits))
+
+
+@dataclass(frozen=True)
+class PromptParts:
+    """The prompt layers every channel shares; only the diff and the wrapper differ."""
+
+    review_criteria: tuple[str, ...] = ()
+    template_criteria: tuple[str, ...] = ()
+    focus: str | None = None
+
+    def assemble(self, diff: str) -> str:
+        """The unwrapped prompt for ``diff`` (ch. 05 §2.6)."""
+        return assemble_prompt(diff, review_criteria=self.review_criteria,
+                               template_criteria=self.template_criteria, focus=self.focus)
+
+
+@dataclass(frozen=True)
+class ChannelSkip:
+    """Why a channel is ``skipped`` before any check: a ch. 04 §7.4 reason and its text."""
+
+    reason: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -60,27 +99,32 @@ def plan_channels(names: Sequence[str], loaded: LoadedConfig, diff: PreparedDiff
     return planned
 
 
-def prompt_spec(channel: Channel) -> ChannelPromptSpec:
-    """What of ``channel`` decides its prompt, as plain data (the early start keeps it)."""
-    return ChannelPromptSpec(
-        max_diff_lines=channel.max_diff_lines, on_credentials=channel.on_credentials,
-        diff_exclude=tuple(channel.diff_exclude or ()), wrapper=channel.prompt_wrapper)
-
-
 def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: PreparedDiff,
                  parts: PromptParts) -> PlannedChannel:
     """The plan for one channel, or its skip (checks in the module docstring's order)."""
-    built = channel_prompt(name, prompt_spec(channel), diff, parts)
-    if built.prompt is None:
-        return PlannedChannel(name, channel, None, built.skip, built.excluded_files)
+    budget = channel.max_diff_lines
+    if budget is not None and diff.line_count > budget:
+        message = f"diff too large: {diff.line_count} lines > {budget}"
+        return PlannedChannel(name, channel, None, ChannelSkip("diff_too_large", message))
+    if channel.on_credentials == "refuse" and diff.refusable:
+        return PlannedChannel(name, channel, None,
+                              ChannelSkip("credential_refused", REFUSAL_MESSAGE))
+    text = diff.text if channel.on_credentials == "allow" else diff.redacted
+    patterns = [p for p in map(normalize_pattern, channel.diff_exclude or []) if p]
+    text, excluded = exclude_sections(text, patterns)
+    if excluded and not text.strip():
+        return PlannedChannel(name, channel, None,
+                              ChannelSkip("nothing_to_review", NOTHING_TO_REVIEW),
+                              tuple(excluded))
+    wrapper = resolve_prompt_wrapper(channel.prompt_wrapper, name)
     plan = ChannelPlan(
         name=name,
         channel=_with_schema_flags(channel),
-        prompt=built.prompt,
+        prompt=apply_wrapper(wrapper, parts.assemble(text)),
         timeout_s=loaded.timeout_for(name),
         output_parser=coerce_parser_for_schema_flags(channel.output_parser, channel.flags),
     )
-    return PlannedChannel(name, channel, plan, None, built.excluded_files)
+    return PlannedChannel(name, channel, plan, None, tuple(excluded))
 
 
 def _with_schema_flags(channel: Channel) -> Channel:

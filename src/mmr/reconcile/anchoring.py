@@ -1,8 +1,8 @@
 """Sort a channel's findings by where they point: in the diff, elsewhere in the repository,
-or nowhere usable (issue 13; mmr addition — the reference drops all but the first class).
+or nowhere usable (mmr addition — MMR 4.0.1 drops all but the first class).
 
-A finding is *in the diff* when the reference rule (:func:`names_touched_path`) accepts its
-location as written — it is then kept unchanged, so ``finding_key`` is the reference's — or
+A finding is *in the diff* when MMR 4.0.1's rule (:func:`names_touched_path`) accepts its
+location as written — it is then kept unchanged, so ``finding_key`` is MMR 4.0.1's — or
 when a normalised form of it names a touched path (an absolute path inside the repository,
 ``a/``/``b/`` prefixes, ``path:L7``, ``path#L7``, ``path (line 7)``, ``path, line 7``); such a
 location is rewritten to ``path:7``. A finding whose path is a file of the repository that
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from mmr.models import Finding
-from mmr.probes import is_file_under, line_count, resolved_root
+from mmr.parsers.citations import path_exists_under
 from mmr.reconcile.diff_filter import names_touched_path, normalize_path, touched_paths
 from mmr.reconcile.jstext import trim
 from mmr.unidiff.walk import walk_diff
@@ -38,6 +38,8 @@ _LINE_SUFFIX = re.compile(
     re.IGNORECASE,
 )
 _SUFFIX_WINDOW = 64
+#: Files above this size are not read to count lines (the line check is then skipped).
+_MAX_COUNTED_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -73,12 +75,20 @@ class DiffScope:
         return count is None or line <= max(count, 1)
 
     def in_repository(self, path: str) -> bool:
-        return is_file_under(self.repo_root, path)
+        return path_exists_under(self.repo_root, path)
 
     def _count_lines(self, path: str) -> int | None:
         if path not in self._line_counts:
-            self._line_counts[path] = (None if self.repo_root is None
-                                       else line_count(self.repo_root, path))
+            self._line_counts[path] = None
+            if path_exists_under(self.repo_root, path) and self.repo_root is not None:
+                target = self.repo_root / path
+                try:
+                    if target.stat().st_size <= _MAX_COUNTED_BYTES:
+                        data = target.read_bytes()
+                        self._line_counts[path] = data.count(b"\n") + (
+                            0 if data.endswith(b"\n") or not data else 1)
+                except OSError:
+                    pass
         return self._line_counts[path]
 
 
@@ -113,10 +123,10 @@ def _repo_relative(path: str, repo_root: Path | None) -> str:
     if path.startswith(("a/", "b/")):
         path = path[2:]
     if posixpath.isabs(path) and repo_root is not None:
-        resolved = resolved_root(repo_root)
-        if resolved is None:
+        try:
+            root = str(repo_root.resolve()).rstrip("/") + "/"
+        except (OSError, RuntimeError):
             return path
-        root = resolved.rstrip("/") + "/"
         if path.startswith(root):
             return posixpath.normpath(path[len(root):])
     return path
@@ -124,7 +134,7 @@ def _repo_relative(path: str, repo_root: Path | None) -> str:
 
 def place_finding(finding: Finding, scope: DiffScope) -> tuple[FindingPlace, Finding]:
     """Where ``finding`` belongs, and the finding to record there (location normalised
-    only when the reference rule alone would have dropped it)."""
+    only when MMR 4.0.1's rule alone would have dropped it)."""
     path, line = split_location(finding.location)
     place: FindingPlace = "unanchored"
     if names_touched_path(finding.location, scope.touched):
@@ -145,7 +155,7 @@ def place_finding(finding: Finding, scope: DiffScope) -> tuple[FindingPlace, Fin
 
 
 def sort_findings(findings: Sequence[Finding], scope: DiffScope | None) -> SortedFindings:
-    """Every finding in exactly one place; without a diff all are in it (the reference)."""
+    """Every finding in exactly one place; without a diff all are in it (as MMR 4.0.1)."""
     result = SortedFindings()
     if scope is None or not scope.touched:
         result.in_diff.extend(findings)

@@ -1,4 +1,4 @@
-"""A channel's finding with its identity, and the order findings are grouped in (§3.1-§3.2).
+"""A channel's finding with its identity, and the order findings are grouped in.
 
 :mod:`mmr.reconcile.grouping` places these one by one; everything it compares is
 computed here once per finding, or on first use when most findings never need it.
@@ -18,7 +18,7 @@ from mmr.reconcile.wording import content_words
 
 @dataclass(slots=True, eq=False)
 class Attributed:
-    """One channel's finding with its identity computed once (§3.1)."""
+    """One channel's finding with its identity computed once."""
 
     source: str
     finding: Finding
@@ -55,7 +55,7 @@ class Attributed:
         )
 
     def tie_break(self) -> tuple[CollateKey, CollateKey, CollateKey, CollateKey]:
-        """Order among findings with the same key (§3.2)."""
+        """Order among findings with the same key."""
         return (
             collate_key(self.source),
             collate_key(self.location),
@@ -65,7 +65,7 @@ class Attributed:
 
 
 def attribute(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Attributed]:
-    """Every finding with its identity, in the reference's visiting order (§3.2)."""
+    """Every finding with its identity, in MMR 4.0.1's visiting order."""
     identifier = BatchIdentifier()
     attributed = [
         Attributed(source, finding, identifier.identify(finding))

@@ -1,6 +1,6 @@
-"""Locale-style string ordering for reconciliation tie-breaks (spec ch. 04 §3.2).
+"""Locale-style string ordering for reconciliation tie-breaks.
 
-The reference sorts with ICU collation (en-US), not code-point order. It only breaks ties,
+MMR 4.0.1 sorts with ICU collation (en-US), not code-point order. It only breaks ties,
 but it decides the order of ``sources`` and occasionally which key represents a group, so
 it is emulated: punctuation before digits before letters, upper and lower case equal at
 first (``a`` < ``A`` < ``b``), and control characters ignored. Non-ASCII characters sort

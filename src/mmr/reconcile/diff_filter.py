@@ -1,22 +1,21 @@
-"""Keep only findings about files the diff touches (spec ch. 03 §1.3, ch. 04 §4, §4.2).
+"""Which paths a diff touches, and whether a finding's location names one of them.
 
 Paths come from a unified diff's ``--- ``, ``+++ `` and ``diff --git`` lines (plus
 ``rename``/``copy`` lines, which name the same files), with ``a/``/``b/`` and a leading
-``./`` removed and runs of ``/`` collapsed. Lines are read literally, as the reference
+``./`` removed and runs of ``/`` collapsed. Lines are read literally, as MMR 4.0.1
 does, so a removed line starting with ``-- `` inside a hunk may add a spurious path; that
 can only keep a finding, never drop one.
 
-A finding is kept when the text before the first ``:`` of its location names a touched
-path (the reference rule), or — mmr's fix — its location with the trailing line span
+A location names a touched path when the text before its first ``:`` is one (MMR
+4.0.1's rule), or — mmr's fix — when the location with the trailing line span
 removed does (``src/app.ts (line 4)``), also after dropping one ``a/`` or ``b/`` prefix.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 
-from mmr.models import Finding
 from mmr.reconcile.jstext import trim
 from mmr.reconcile.normalize import strip_line_span
 from mmr.unidiff.names import header_name, unquote
@@ -82,7 +81,7 @@ def touched_paths(diff_text: str) -> frozenset[str]:
 
 
 def _location_paths(location: str) -> Iterator[str]:
-    """The reference's path (text before the first colon), then mmr's (§4.2 FIX)."""
+    """MMR 4.0.1's path (text before the first colon), then mmr's (span removed)."""
     yield normalize_path(location.split(":", 1)[0])
     spanless = normalize_path(strip_line_span(trim(location)))
     yield spanless
@@ -92,10 +91,3 @@ def _location_paths(location: str) -> Iterator[str]:
 def names_touched_path(location: str, touched: Collection[str]) -> bool:
     """True when the location names one of the touched paths."""
     return any(path in touched for path in _location_paths(location))
-
-
-def filter_to_diff(findings: Sequence[Finding], touched: Collection[str] | None) -> list[Finding]:
-    """The findings whose location names a touched path; all of them without a diff."""
-    if not touched:
-        return list(findings)
-    return [f for f in findings if names_touched_path(f.location, touched)]

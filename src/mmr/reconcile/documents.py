@@ -1,4 +1,4 @@
-"""The two verdict documents ``mmr review`` prints without running a review (spec ch. 04 §6.2).
+"""The two verdict documents ``mmr review`` prints without running a review.
 
 Both are :class:`~mmr.models.ReconciledResults`, so every verdict document has one shape
 and every format renders them.
@@ -43,7 +43,7 @@ def ratification_results(
 ) -> ReconciledResults:
     """The ratification-gate document (exit 2); ``summary`` comes from the gate.
 
-    The reference prints no ``job_id``, ``per_channel`` or ``metadata`` here; mmr adds
+    MMR 4.0.1 prints no ``job_id``, ``per_channel`` or ``metadata`` here; mmr adds
     ``job_id: null``, ``per_channel: {}`` and zeroed ``metadata`` (additive).
     """
     return ReconciledResults(

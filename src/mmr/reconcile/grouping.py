@@ -1,14 +1,14 @@
-"""Greedy grouping of attributed findings (spec ch. 04 §3.1-§3.3).
+"""Greedy grouping of attributed findings.
 
 Findings are visited in a fixed sort order and each joins the best existing group (by
 key, else by description similarity at the same normalised location) or founds a new
-one, exactly like the reference. Groups are indexed by key, by signature and by raw
+one, exactly like MMR 4.0.1. Groups are indexed by key, by signature and by raw
 location, so a finding only looks at groups it could join instead of scanning them all;
-candidates are kept in the order the reference's full scan would meet them. Where many
+candidates are kept in the order MMR 4.0.1's full scan would meet them. Where many
 findings share one normalised location, a prefix-filter index over shingles
 (:mod:`mmr.reconcile.prefix_index`) keeps the candidate search near-linear.
 
-When the reference's rule finds no group, a finding joins one it could have joined by
+When MMR 4.0.1's rule finds no group, a finding joins one it could have joined by
 that rule (and of its category) whose founder says the same in other function words
 (:mod:`mmr.reconcile.wording`; a documented difference, docs/differences/reconcile-verdict.md).
 """
@@ -28,13 +28,13 @@ FUZZY_THRESHOLD = 0.7
 #: The index costs more per finding than a scan of the few groups a finding could join
 #: when reviewers spread their findings over a file's lines (up to ~300 a file), and less
 #: when they pile onto one or two lines (from ~50); 128 bounds the scan's quadratic cost
-#: per location either way (issue 19, measured in benchmarks/RESULTS.md).
+#: per location either way (measured in benchmarks/RESULTS.md).
 SCAN_LIMIT = 128
 
 
 @dataclass(slots=True, eq=False)
 class Group:
-    """A group keeps its founder's identity for every later comparison (§3.3)."""
+    """A group keeps its founder's identity for every later comparison."""
 
     order: int
     founder: Attributed
@@ -75,15 +75,15 @@ def _best(candidates: list[Group], f: Attributed) -> Group | None:
 
 
 class Grouper:
-    """Greedy grouping (§3.3) with indexes in place of the reference's full scans.
+    """Greedy grouping with indexes in place of MMR 4.0.1's full scans.
 
     A fuzzy candidate must share the finding's normalised location and either its
     category and suggestion (its signature) or one of its raw locations. Every member of a
     group has the founder's normalised location, so a raw location implies it; two
     indexes over the groups with a non-empty founder shingle therefore find exactly the
-    groups the reference's scan would test. ``findings`` (all that will be placed) fixes
+    groups MMR 4.0.1's scan would test. ``findings`` (all that will be placed) fixes
     the element order of the prefix indexes of crowded locations; ``merge_reworded=False``
-    is the reference's rule alone.
+    is MMR 4.0.1's rule alone.
     """
 
     def __init__(self, findings: Sequence[Attributed] = (), *, merge_reworded: bool = True) -> None:
@@ -100,7 +100,7 @@ class Grouper:
         self._word_index: dict[str, PrefixIndex[Group]] = {}
 
     def place(self, f: Attributed) -> None:
-        """Join by key, else by similarity, else found a new group (§3.3 steps 1-3)."""
+        """Join by key, else by similarity, else found a new group."""
         keyed = self._by_key.setdefault(f.ident.finding_key, [])
         group = _best([g for g in keyed if g.can_join(f)], f)
         if group is None:
@@ -129,14 +129,14 @@ class Grouper:
             same = self._by_signature.get(f.signature, [])
             nearby = self._by_raw_location.get(f.location, [])
             pool = same if not nearby else list({*same, *nearby})
-        # The reference scans every group in creation order; keep that order for ties.
+        # MMR 4.0.1 scans every group in creation order; keep that order for ties.
         pool.sort(key=lambda g: g.order)
         return [g for g in pool if g.can_join(f) and _similar(g.founder.shingle, f.grams)]
 
     def _reworded(self, f: Attributed) -> list[Group]:
         """Groups whose founder says what ``f`` says in other words.
 
-        The reference's structural condition still holds (same signature or one of the
+        MMR 4.0.1's structural condition still holds (same signature or one of the
         group's raw locations) and the category must match as well.
         """
         words = f.words if self._merge_reworded else frozenset()

@@ -1,6 +1,6 @@
-"""String primitives that behave like the reference's JavaScript (spec ch. 04 §2.1).
+"""String primitives that behave like MMR 4.0.1's JavaScript.
 
-``finding_key`` must be byte-identical to the reference's, and Python's defaults differ
+``finding_key`` must be byte-identical to MMR 4.0.1's, and Python's defaults differ
 from JavaScript's in small ways that change keys: what counts as whitespace, what ``\\b``
 and ``\\d`` match, and that JavaScript measures strings in UTF-16 code units. Everything
 in :mod:`mmr.reconcile.stable_id` goes through these helpers instead of ``str.strip``,

@@ -1,7 +1,7 @@
-"""Text normalisation behind ``finding_key`` (spec ch. 04 §2.2-§2.5).
+"""Text normalisation behind ``finding_key``.
 
-Each function reproduces the reference's rule literally, quirks included (the spec marks
-them KEEP): keys computed from the results must equal the reference's byte for byte.
+Each function reproduces MMR 4.0.1's rule literally, quirks included: keys computed from
+the results must equal MMR 4.0.1's byte for byte.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _VERB_WINDOW = 9
 def strip_dot_slash(location: str) -> str:
     """Drop one leading ``./`` (after trimming), so ``./a.py:5`` and ``a.py:5`` are one finding.
 
-    mmr-only (00-overview Decisions); any other location is returned unchanged.
+    mmr-only; any other location is returned unchanged.
     """
     trimmed = trim(location)
     return trimmed[2:] if trimmed.startswith("./") else location
@@ -49,17 +49,17 @@ def strip_line_span(location: str) -> str:
 
 
 def normalize_location(location: str) -> str:
-    """Lower-case, trim, and drop one trailing line span (§2.2); no trim afterwards."""
+    """Lower-case, trim, and drop one trailing line span; no trim afterwards."""
     return strip_line_span(trim(location.lower()))
 
 
 def normalize_category(category: str | None) -> str:
-    """Lower-cased category, ``""`` when absent; deliberately not trimmed (§2.3)."""
+    """Lower-cased category, ``""`` when absent; deliberately not trimmed."""
     return category.lower() if isinstance(category, str) else ""
 
 
 def apply_outside_code_spans(text: str, prose: Callable[[str], str]) -> str:
-    """Apply ``prose`` between code spans, keeping the spans verbatim (§2.4 space rule).
+    """Apply ``prose`` between code spans, keeping the spans verbatim.
 
     A part is skipped when empty; otherwise one space goes before it when the output is
     not empty and its raw neighbour text had whitespace on that side.
@@ -100,7 +100,7 @@ def _follows_location_verb(before: str) -> bool:
 
 
 def _strip_at_locations(segment: str) -> str:
-    """Delete ``at N`` only where it names a location (§2.4 step 3)."""
+    """Delete ``at N`` only where it names a location."""
 
     def replace(match: re.Match[str]) -> str:
         if _UNIT_AFTER.match(segment[match.end() :]):
@@ -135,10 +135,10 @@ def _suggestion_prose(segment: str) -> str:
 
 
 def normalize_description(description: str) -> str:
-    """Description with code spans kept and prose noise (lines, severities) removed (§2.4)."""
+    """Description with code spans kept and prose noise (lines, severities) removed."""
     return apply_outside_code_spans(description, _description_prose)
 
 
 def normalize_suggestion(suggestion: str) -> str:
-    """Suggestion with non-identifier ASCII words lower-cased and spaces collapsed (§2.5)."""
+    """Suggestion with non-identifier ASCII words lower-cased and spaces collapsed."""
     return apply_outside_code_spans(suggestion, _suggestion_prose)

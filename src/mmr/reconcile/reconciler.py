@@ -1,4 +1,4 @@
-"""Merge the findings of several channels into reconciled findings (spec ch. 04 §3).
+"""Merge the findings of several channels into reconciled findings.
 
 :mod:`mmr.reconcile.grouping` forms the groups; this module merges each group into one
 finding (agreement, confidence, representative), orders the result and numbers it.
@@ -24,7 +24,7 @@ def _agreement(
     sources: list[str], severities: set[Severity], severity: Severity,
     identities: Mapping[str, str],
 ) -> tuple[Agreement, Confidence]:
-    """Agreement and confidence of a group's sources (§3.4, with §5.6 identities)."""
+    """Agreement and confidence of a group's sources, counted by reviewer identity."""
     if len(sources) > 1 and len({identities.get(s, s) for s in sources}) >= 2:
         if len(severities) == 1:
             return "consensus", "high"
@@ -37,7 +37,7 @@ def _agreement(
 
 
 def _merge(group: Group, identities: Mapping[str, str]) -> ReconciledFinding:
-    """One reconciled finding from a group (§3.4, with §5.6 reviewer identities)."""
+    """One reconciled finding from a group (agreement counted by reviewer identity)."""
     members = group.members
     if len(members) == 1:  # most groups: nothing to merge
         rep = members[0]
@@ -52,7 +52,7 @@ def _merge(group: Group, identities: Mapping[str, str]) -> ReconciledFinding:
     agreement, confidence = _agreement(sources, severities, severity, identities)
     finding = rep.finding
     optional = {
-        "id": finding.id or None,  # an empty id is backfilled like a missing one (§3.5)
+        "id": finding.id or None,  # an empty id is backfilled like a missing one
         "category": finding.category,
         "reported_confidence": finding.reported_confidence,
     }
@@ -109,13 +109,13 @@ def reconcile(
     identities: Mapping[str, str] | None = None,
     merge_reworded: bool = True,
 ) -> list[ReconciledFinding]:
-    """Group, merge, order and number the findings of the completed channels (§3).
+    """Group, merge, order and number the findings of the completed channels.
 
     ``channel_findings`` is in job channel order. ``identities`` maps a channel to the
-    reviewer that really ran it (a compensating pass → its compensator, §5.6); channels
-    not in it are their own reviewer, which is the reference's behaviour.
-    ``merge_reworded=False`` groups by the reference's rule alone (no issue-13 item-6
-    merges of reworded findings).
+    reviewer that really ran it (a compensating pass → its compensator); channels
+    not in it are their own reviewer, as in MMR 4.0.1.
+    ``merge_reworded=False`` groups by MMR 4.0.1's rule alone (no merges of reworded
+    findings).
     """
     with _collector_paused():
         merged = _grouped(channel_findings, identities or {}, merge_reworded)

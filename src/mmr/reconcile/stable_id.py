@@ -1,6 +1,6 @@
-"""Stable finding identity: ``finding_key`` and ``description_shingle`` (spec ch. 04 §2).
+"""Stable finding identity: ``finding_key`` and ``description_shingle``.
 
-Both values are stored in results and in ack files shared with the reference, so every
+Both values are stored in results and in ack files shared with MMR 4.0.1, so every
 rule is reproduced literally, quirks included. The vectors in
 ``tests/fixtures/stable-id-vectors.json`` pin every intermediate value; the text rules
 themselves live in :mod:`mmr.reconcile.normalize`.
@@ -58,14 +58,14 @@ class KeyedFinding(Protocol):
 
 
 def _modal_prose(segment: str) -> str:
-    """§2.7 step 2: ``must`` → ``should``, nothing else (no trim, no collapse)."""
+    """``must`` → ``should``, nothing else (no trim, no collapse)."""
     if "must" not in segment and "should" not in segment:
         return segment
     return _MODAL.sub("should", segment)
 
 
 def _shingle_grams(normalized: str) -> tuple[str, ...]:
-    """The distinct grams of a normalised description's shingle (§2.7), in order."""
+    """The distinct grams of a normalised description's shingle, in order."""
     if utf16_len(normalized) < SHINGLE_SIZE:
         return ()
     grams = utf16_windows(apply_outside_code_spans(normalized, _modal_prose), SHINGLE_SIZE)
@@ -89,7 +89,7 @@ def _suggestion_parts(suggestion: str) -> _SuggestionParts:
 
 
 def description_shingle(description: str) -> list[str]:
-    """Distinct 5-code-unit grams of the modal-normalised description (§2.7)."""
+    """Distinct 5-code-unit grams of the modal-normalised description."""
     return list(_description_parts(description)[2])
 
 
@@ -99,7 +99,7 @@ def _escape(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class StableIdentity:
-    """Every value §2 derives from one finding; ``location`` is after the ``./`` strip."""
+    """Every identity value of one finding; ``location`` is after the ``./`` strip."""
 
     location: str
     normalized_location: str
@@ -188,12 +188,12 @@ class BatchIdentifier:
 
 
 def finding_key(finding: KeyedFinding) -> str:
-    """The 40-hex content identity of a finding, identical to the reference's (§2.6)."""
+    """The 40-hex content identity of a finding, identical to MMR 4.0.1's."""
     return identify(finding).finding_key
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    """Set Jaccard similarity; 1.0 when both are empty (§2.8)."""
+    """Set Jaccard similarity; 1.0 when both are empty."""
     if not a and not b:
         return 1.0
     common = len(a & b)

@@ -1,4 +1,4 @@
-"""The gate, the verdict, its summary and the results document (spec ch. 04 §4-§5).
+"""The gate, the verdict, its summary and the results document.
 
 Everything here is pure: the results pipeline gathers per-channel results, reconciled
 findings and the job's facts, and :func:`build_results` turns them into the
@@ -28,14 +28,14 @@ from mmr.vocabulary import (
     Verdict,
 )
 
-#: Floor for a job written before 4.0.0, which has no ``min_completed_channels`` (§5.3).
+#: Floor for a job written before 4.0.0, which has no ``min_completed_channels``.
 LEGACY_FLOOR = 1
 _PARTIAL_STATUSES = frozenset({"failed", "timeout"})
 _THINNER_EVIDENCE = "Re-run, or set defaults.min_completed_channels to accept thinner evidence"
 
 
 def is_blocking(finding: ReconciledFinding, fix_threshold: Severity) -> bool:
-    """Unacknowledged and at or above the threshold (§5.1)."""
+    """Unacknowledged and at or above the threshold."""
     return not finding.acknowledged and (
         SEVERITY_ORDER[finding.severity] <= SEVERITY_ORDER[fix_threshold]
     )
@@ -51,7 +51,7 @@ def advisory_count(findings: Sequence[ReconciledFinding], fix_threshold: Severit
 
 
 def effective_floor(min_completed_channels: int | None) -> int:
-    """The job's floor; a job without one predates 4.0.0 and keeps floor 1 (§5.3)."""
+    """The job's floor; a job without one predates 4.0.0 and keeps floor 1."""
     return LEGACY_FLOOR if min_completed_channels is None else min_completed_channels
 
 
@@ -67,7 +67,7 @@ class ChannelCounts:
 def count_channels(
     per_channel: Mapping[str, ChannelResult], identities: Mapping[str, str] | None = None
 ) -> ChannelCounts:
-    """Count after the pipeline's downgrades; ``identities`` as for ``reconcile`` (§5.6)."""
+    """Count after the pipeline's downgrades; ``identities`` as for ``reconcile``."""
     completed = [name for name, result in per_channel.items() if result.status == "completed"]
     reviewers = {(identities or {}).get(name, name) for name in completed}
     return ChannelCounts(len(per_channel), len(completed), len(reviewers))
@@ -89,7 +89,7 @@ def decide(
     fix_threshold: Severity,
     floor: int,
 ) -> Decision:
-    """The verdict in §5.2 branch order, with its §5.4 summary."""
+    """The verdict and its summary; the first branch that applies wins."""
     blocking = blocking_count(findings, fix_threshold)
     done, total = counts.completed, counts.channels
     if done == 0:
@@ -122,12 +122,12 @@ def is_approved(verdict: Verdict) -> bool:
 
 
 def exit_code(verdict: Verdict) -> int:
-    """0 for a pass, 2 blocked, 3 needs a decision (§5.5)."""
+    """0 for a pass, 2 blocked, 3 needs a decision."""
     return VERDICT_EXIT_CODES[verdict]
 
 
 def unreachable_floor_warning(floor: int, channel_names: Sequence[str]) -> str | None:
-    """The stderr warning when fewer channels will run than the floor asks for (§5.3)."""
+    """The stderr warning when fewer channels will run than the floor asks for."""
     if floor <= len(channel_names):
         return None
     return (
@@ -153,14 +153,14 @@ class JobFacts:
     proposed_config_change: bool | None = None
     session_id: str | None = None
     round: int | None = None
-    #: How findings outside the diff and unanchored ones gate (issue 13).
+    #: How findings outside the diff and unanchored ones gate.
     outside_diff_gate: OutsideDiffGate = "advisory"
     coverage: Coverage | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class OffDiff:
-    """The reconciled findings the reference drops: outside the diff, and unanchored."""
+    """The reconciled findings MMR 4.0.1 drops: outside the diff, and unanchored."""
 
     outside_diff: Sequence[ReconciledFinding] = ()
     unanchored: Sequence[ReconciledFinding] = ()
@@ -192,7 +192,7 @@ def build_results(
     job: JobFacts,
     off_diff: OffDiff | None = None,
 ) -> ReconciledResults:
-    """Gate, verdict and counts assembled into the results document (§4 steps 5-8)."""
+    """Gate, verdict and counts assembled into the results document."""
     off = off_diff or OffDiff()
     counts = count_channels(per_channel, job.identities)
     gated = list(findings)
@@ -232,7 +232,7 @@ def build_results(
         per_channel=dict(per_channel),
         metadata=metadata,
         trust_mode=job.trust_mode,
-        # Both are present only when the diff touched acks or config (§6.1).
+        # Both are present only when the diff touched acks or config.
         proposed_acks=list(job.proposed_acks) if job.proposed_acks else None,
         proposed_config_change=True if job.proposed_config_change else None,
         session_id=job.session_id,

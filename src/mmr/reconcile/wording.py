@@ -1,8 +1,8 @@
 """Content words of a description: the measure behind merging reworded findings.
 
 Two reviewers often describe one defect in different function words and number spelling
-("Division by zero when count is 0" / "Division by zero if count is zero"); the
-reference's character-shingle rule keeps those apart. The content words of a normalised
+("Division by zero when count is 0" / "Division by zero if count is zero"); MMR
+4.0.1's character-shingle rule keeps those apart. The content words of a normalised
 description are its word tokens without function words and hedges, with number words as
 digits and a plural ``s`` dropped. Negations are content: "is validated" and "is not
 validated" are different findings: every negation reads as ``not`` and two sets merge

@@ -11,14 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from mmr.config.paths import jobs_dir, sessions_dir
+import anyio
+
+from mmr.cache.store import ReviewCache, open_review_cache
+from mmr.config.paths import jobs_dir, mmr_home, sessions_dir
 from mmr.dispatch.auth import gate_update
+from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.plan import ChannelEvent, DispatchContext
+from mmr.dispatch.runner import dispatch_all
+from mmr.dispatch.versions import record_cli_versions_async
 from mmr.errors import MmrError
+from mmr.formatters.json import dumps
+from mmr.review.compensate import plan_compensation, run_compensation
+from mmr.review.launch import start_worker
 from mmr.review.preflight import GateResult, no_channel_passed_message
+from mmr.review.results import (
+    job_results,
+    results_exit_code,
+    save_results,
+    save_secret_findings,
+)
 from mmr.review.run import (
     JobPlan,
     Progress,
@@ -27,21 +41,15 @@ from mmr.review.run import (
     ReviewSetup,
     render_document,
 )
+from mmr.store.held import holding
 from mmr.store.jobs import JobStore
 from mmr.store.layout import COMPENSATING_PREFIX
 from mmr.store.records import JobRecord, ReviewControls, derive_job_status
+from mmr.store.sessions import SessionStore, link_review_job
 
 if TYPE_CHECKING:
-    from mmr.cache.store import ReviewCache
     from mmr.config.schema import CacheConfig
     from mmr.models import ReconciledResults
-    from mmr.review.early_record import RecipeRecorder
-
-#: What runs after the channels settle; imported while they run (:func:`warm_up`), so the
-#: 40-60 ms of module loading is off the path to the first spawn and after the last exit.
-#: The results pipeline's modules, the acks' included (5 ms after the last channel otherwise).
-AFTER_DISPATCH_MODULES = ("mmr.review.results", "mmr.review.compensate", "mmr.formatters.json",
-                          "mmr.acks.apply")
 
 
 def wait_budget(setup: ReviewSetup) -> float:
@@ -72,15 +80,11 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
     )
     job_id = record.job_id
     if request.session is not None:
-        from mmr.store.sessions import SessionStore, link_review_job
-
         link_review_job(SessionStore(sessions_dir()), request.session, job_id, request.round,
                         discard_job=store.delete_job)
     store.write_prompt(job_id, setup.base_prompt)
     store.write_diff(job_id, setup.prepared.redacted)
     if setup.secret_findings:
-        from mmr.review.results import save_secret_findings
-
         save_secret_findings(store, job_id, setup.secret_findings)
     return job_id
 
@@ -111,9 +115,6 @@ VERSION_GRACE_S = 0.5
 
 def review_cache(config: CacheConfig) -> ReviewCache | None:
     """The review cache ``defaults.cache`` describes; None when it is off."""
-    from mmr.cache.store import open_review_cache
-    from mmr.config.paths import mmr_home
-
     if not config.max_age > 0:
         return None
     return open_review_cache(mmr_home(), max_age_days=float(config.max_age),
@@ -121,64 +122,29 @@ def review_cache(config: CacheConfig) -> ReviewCache | None:
 
 
 def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
-                 io: ReviewIO, *, recorder: RecipeRecorder | None = None) -> None:
-    """Steps 24–25: dispatch the channels that passed, then the compensating passes.
-
-    Once every channel has spawned, the early start's children nobody adopted are killed
-    and ``recorder`` (``--sync``) stores what was dispatched for the next early start.
-    """
-    import anyio
-
-    from mmr.dispatch.interrupts import run_until_interrupted
-    from mmr.dispatch.runner import dispatch_all
-    from mmr.dispatch.started import StartWatch
-
+                 io: ReviewIO) -> None:
+    """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
     plans = [r.planned.plan for r in gate if r.passed and r.planned.plan is not None]
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
                           parallel=job_plan.loaded.defaults.parallel, on_event=io.progress,
-                          cache=review_cache(job_plan.loaded.defaults.cache),
-                          on_first_request=recorder)
-    if recorder is not None:
-        recorder.cache = ctx.cache
+                          cache=review_cache(job_plan.loaded.defaults.cache))
 
     async def work() -> list[str]:
-        from mmr.dispatch.versions import record_cli_versions_async
-
         versions_recorded = anyio.Event()
-        # Side work waits for every channel's spawn, so no spawn waits for it (issue 19).
-        watch = StartWatch([p.name for p in plans], ctx.on_event)
 
         async def record_versions() -> None:
-            await watch.started.wait()
             await record_cli_versions_async(store, job_id, {p.name: p.channel for p in plans})
             versions_recorded.set()
-
-        async def warm_up_later() -> None:
-            await watch.started.wait()
-            await anyio.to_thread.run_sync(warm_up)
-
-        async def after_spawns() -> None:
-            await watch.started.wait()
-            await anyio.to_thread.run_sync(settle_early_start, recorder)
 
         async with anyio.create_task_group() as group:
             # Which CLI versions reviewed this job, probed beside the dispatch (no wall time).
             group.start_soon(record_versions)
-            outcomes = {}
-            group.start_soon(after_spawns)
-            if plans:
-                group.start_soon(warm_up_later)
-                try:
-                    outcomes = await dispatch_all(plans, replace(ctx, on_event=watch))
-                finally:
-                    watch.give_up()
+            outcomes = await dispatch_all(plans, ctx) if plans else {}
             # Every reply came from the cache: no CLI ran, so no version is worth a wait.
             if not outcomes or not all(o.cached for o in outcomes.values()):
                 with anyio.move_on_after(VERSION_GRACE_S):
                     await versions_recorded.wait()
             group.cancel_scope.cancel()  # a CLI slow to say its version never delays a review
-        settle_early_start(recorder)  # (done, unless the dispatch was over before it ran)
-        from mmr.review.compensate import plan_compensation, run_compensation
 
         job = store.load(job_id)  # compensation is decided from the statuses on disk
         resolved = {name: job.channels[name] for name in job_plan.channel_names}
@@ -198,26 +164,8 @@ def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence
     io.notice_all(notices)
 
 
-def settle_early_start(recorder: RecipeRecorder | None) -> None:
-    """Kill the early start's children no channel adopted; store this dispatch's recipe."""
-    from mmr.process.speculative import kill_unclaimed
-
-    kill_unclaimed()
-    if recorder is not None:
-        recorder.save()
-
-
-def warm_up() -> None:
-    """Import :data:`AFTER_DISPATCH_MODULES` (in a worker thread while the channels run)."""
-    import importlib
-
-    for name in AFTER_DISPATCH_MODULES:
-        importlib.import_module(name)
-
-
 def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
-            io: ReviewIO, *, gated: Callable[[], None] | None = None,
-            recorder: RecipeRecorder | None = None) -> ReconciledResults:
+            io: ReviewIO, *, gated: Callable[[], None] | None = None) -> ReconciledResults:
     """The worker's part after the pre-flight: statuses, dispatch, compensation, and the
     results pipeline (written to ``results.json``).
 
@@ -225,8 +173,6 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     so ``mmr reconcile`` cannot slip a channel in before this run's ``results.json`` lands.
     ``gated`` runs once the gate statuses are on disk, before anything is dispatched.
     """
-    from mmr.store.held import holding
-
     # A write the store refuses from here on is held in memory: the verdict is still built.
     held = None
     try:
@@ -234,9 +180,7 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
             record_gate_results(store, job_id, gate, io.progress)            # 22
             if gated is not None:
                 gated()
-            dispatch_job(plan, store, job_id, gate, io, recorder=recorder)   # 24, 25
-            from mmr.review.results import job_results, save_results  # imported while they ran
-
+            dispatch_job(plan, store, job_id, gate, io)                      # 24, 25
             results = job_results(store, job_id, warn=io.notice)             # 26
             save_results(store, results, warn=io.notice)
     finally:  # the hold wrote its files back on the way out; an interrupted run says so too
@@ -252,13 +196,8 @@ def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult],
         raise MmrError(no_channel_passed_message(gate))                     # 19
     store = JobStore(jobs_dir())
     job_id = create_review_job(setup, store)                                 # 20, 21, 23
-    from mmr.review.early_record import recorder_for
-
     with store.acquire_worker_lock(job_id):
-        results = run_job(setup.job_plan(), store, job_id, gate, io,
-                          recorder=recorder_for(setup, job_id))
-    from mmr.review.results import results_exit_code
-
+        results = run_job(setup.job_plan(), store, job_id, gate, io)
     document = render_document(results, setup.loaded.defaults.format)
     return ReviewOutcome(document, results_exit_code(results), job_id)
 
@@ -267,9 +206,6 @@ def start_review_job(setup: ReviewSetup, io: ReviewIO) -> ReviewOutcome:
     """Default mode: create the job, start its detached worker, print the dispatch summary
     at once and exit 0 (ch. 05 §2.9). The worker runs the gate, dispatch, compensation and
     the results pipeline; ``mmr status``/``mmr results`` follow it."""
-    from mmr.formatters.json import dumps
-    from mmr.review.launch import start_worker
-
     store = JobStore(jobs_dir())
     job_id = create_review_job(setup, store)                                 # 20, 21, 23
     job = store.load(job_id)  # every channel still `dispatched`: what the summary shows

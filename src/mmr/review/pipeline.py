@@ -9,23 +9,19 @@ calls :func:`run_review` and prints the :class:`ReviewOutcome` it gets back. War
 
 from __future__ import annotations
 
-from contextlib import suppress
-
 from mmr.config.loaded import LoadedConfig, ProjectText
 from mmr.config.loader import load_config
 from mmr.config.schema import MmrConfig
 from mmr.config.selection import select_channels
 from mmr.diff.inputs import check_reviewable, resolve_diff
 from mmr.errors import ChannelSelectionError, ConfigError
-from mmr.git import probe_memo
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
 from mmr.reconcile.verdict import unreachable_floor_warning
-from mmr.review.early import probe_answers
 from mmr.review.execute import run_sync_review, start_review_job
 from mmr.review.preflight import run_preflight
 from mmr.review.request import ReviewRequest, check_request
 from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
-from mmr.secrets.credentials import secret_findings
+from mmr.secrets.findings import secret_findings
 from mmr.store.rounds import check_round_budget
 from mmr.store.session_ids import check_session_id
 from mmr.trust.modes import TrustContext, resolve_trust
@@ -38,33 +34,9 @@ __all__ = ["ReviewIO", "ReviewOutcome", "ReviewRequest", "run_review"]
 NO_CHANNELS = "No channels enabled. Configure channels or pass --channels."
 
 
-#: What the pre-flight and the dispatch import (asyncio alone is ~30 ms): loaded by a
-#: thread while the set-up waits on git, so the first spawn does not wait for it.
-DISPATCH_MODULES = ("anyio._backends._asyncio", "mmr.dispatch.runner",
-                    "mmr.dispatch.interrupts", "mmr.dispatch.versions", "mmr.dispatch.started")
-
-
-def prefetch_dispatch_modules() -> None:
-    """Import :data:`DISPATCH_MODULES` in a daemon thread; a failure is left for the real
-    import to report."""
-    import threading
-
-    def load() -> None:
-        import importlib
-
-        with suppress(Exception):
-            for name in DISPATCH_MODULES:
-                importlib.import_module(name)
-
-    threading.Thread(target=load, name="mmr-prefetch", daemon=True).start()
-
-
 def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
     """Run one review and return what to print on stdout and the exit code."""
-    if request.sync or request.dry_run:
-        prefetch_dispatch_modules()
-    with probe_memo(probe_answers()):  # trust and the diff ask git the same questions
-        setup = prepare_review(request, io)                                  # 1-16
+    setup = prepare_review(request, io)                                      # 1-16
     if isinstance(setup, ReviewOutcome):
         return setup
     request, planned = setup.request, list(setup.planned)
@@ -123,7 +95,7 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         request=request, loaded=loaded, trust=trust, proposed=proposed,
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
-        excluded_files=diff.excluded_files, parts=parts,
+        excluded_files=diff.excluded_files,
     )
 
 

@@ -8,11 +8,6 @@ Whatever a model sent back is redacted here, once, before anything is stored or 
 (:mod:`mmr.secrets.reply_redaction`): a credential repeated in a finding or an error
 reaches no format and no ``results.json``.
 
-The deterministic part — per-channel results and the reconciled findings before acks
-(:mod:`mmr.review.stage`) — is loaded from the job's ``results-memo.json`` when that is
-provably what recomputing would give (:mod:`mmr.review.stage_memo`); acks, counts, gate
-and verdict are computed every run.
-
 Secret findings (ch. 06 §2.1 step 4) are stored with the job as
 ``channels/mmr-secrets.json`` — a findings object, not a job channel, so they join
 reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
@@ -26,13 +21,15 @@ from pathlib import Path
 from mmr.errors import StoreWriteError
 from mmr.formatters.json import dumps, results_document
 from mmr.log import stderr_line
-from mmr.models import Finding, ReconciledFinding, ReconciledResults
+from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
+from mmr.parsers import parse_channel_output
 from mmr.reconcile.anchoring import DiffScope
+from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
+from mmr.review.channel_results import ChannelFilesView, channel_result
 from mmr.review.coverage import job_coverage
-from mmr.review.stage import read_inputs
-from mmr.review.stage_memo import stage_for
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
+from mmr.secrets.reply_redaction import redact_channel_result
 from mmr.store.held import report_unsaved
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
@@ -55,13 +52,33 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     diff = store.read_diff(job_id)
     repo_root = Path(job.project_root) if job.project_root else None
     scope = DiffScope.from_diff(diff, repo_root) if diff and diff.strip() else None
-    inputs = read_inputs(store, job, diff, scope, include_raw)
-    stage = stage_for(store, inputs)
-    identities = inputs.identities
+    per_channel = {}
+    channel_findings: dict[str, list[Finding]] = {}
+    outside: dict[str, list[Finding]] = {}
+    unanchored: dict[str, list[Finding]] = {}
+    memo: dict[str, str] = {}  # each distinct text is redacted once
+    for name, entry in job.channels.items():
+        files = ChannelFilesView(output=store.read_channel_output(job_id, name),
+                                 log=store.read_log(job_id, name))
+        result = channel_result(entry, files, scope, include_raw=include_raw,
+                                repo_root=repo_root)
+        result = redact_channel_result(result, memo)
+        per_channel[name] = result
+        if result.status == "completed":  # the entry's findings, already redacted
+            channel_findings[name] = list(result.findings)
+            outside[name] = list(result.outside_diff_findings or ())
+            unanchored[name] = list(result.unanchored_findings or ())
+    secrets = _secret_findings(store, job)
+    if secrets:
+        channel_findings[SECRET_FINDINGS_SOURCE] = secrets
+    identities = {name: entry.compensator for name, entry in job.channels.items()
+                  if entry.compensator}
     applier = apply_acks if apply_acks is not None else job_ack_applier(job, warn=warn)
-    reconciled = _apply_acks(stage.in_diff, applier)
-    off_diff = OffDiff(outside_diff=_apply_acks(stage.outside_diff, applier, skip_empty=True),
-                       unanchored=_apply_acks(stage.unanchored, applier, skip_empty=True))
+    reconciled = _apply_acks(reconcile(channel_findings, identities=identities), applier)
+    off_diff = OffDiff(
+        outside_diff=_off_diff(outside, identities, applier, "O"),
+        unanchored=_off_diff(unanchored, identities, applier, "U"),
+    )
     facts = JobFacts(
         job_id=job.job_id,
         fix_threshold=job.fix_threshold or DEFAULT_FIX_THRESHOLD,
@@ -76,7 +93,20 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
         outside_diff_gate=job.outside_diff_findings or "advisory",
         coverage=job_coverage(job, scope, diff or ""),
     )
-    return build_results(stage.per_channel, reconciled, facts, off_diff)
+    return build_results(per_channel, reconciled, facts, off_diff)
+
+
+def _off_diff(channel_findings: dict[str, list[Finding]], identities: dict[str, str],
+              applier: AckApplier, letter: str) -> list[ReconciledFinding]:
+    """Reconcile one off-diff place on its own; generated ids are ``O-001``/``U-001`` so
+    they never collide with the in-diff ``F-NNN``."""
+    if not any(channel_findings.values()):
+        return []
+    merged = _apply_acks(reconcile(channel_findings, identities=identities), applier)
+    for finding in merged:
+        if finding.generated_id is not None:
+            finding.generated_id = letter + finding.generated_id[1:]
+    return merged
 
 
 def job_ack_applier(job: JobRecord, *,
@@ -149,17 +179,24 @@ def total_elapsed(job: JobRecord) -> str:
     return format_elapsed(round((max(ends) - min(starts)).total_seconds() * 1000))
 
 
-def _apply_acks(findings: list[ReconciledFinding], apply_acks: AckApplier, *,
-                skip_empty: bool = False) -> list[ReconciledFinding]:
+def _secret_findings(store: JobStore, job: JobRecord) -> list[Finding]:
+    if SECRET_FINDINGS_SOURCE in job.channels:
+        return []  # a real channel of that name owns the file
+    raw = store.read_channel_output(job.job_id, SECRET_FINDINGS_SOURCE)
+    if raw is None:
+        return []
+    parsed = parse_channel_output(raw, "default")
+    return list(parsed.findings) if isinstance(parsed, ParsedOutput) else []
+
+
+def _apply_acks(findings: list[ReconciledFinding],
+                apply_acks: AckApplier) -> list[ReconciledFinding]:
     """Stamp acks; any failure of the ack store means no acks at all (fail safe, §4 step 4).
-    An empty off-diff place (``skip_empty``) never reaches the applier.
 
     The applier gets shallow copies, so one that stamps in place and then fails leaves
     ``findings`` unstamped; a deep copy of every shingle list cost seconds at 4,000
     findings and protects nothing more (appliers set ack fields, they do not edit lists).
     """
-    if skip_empty and not findings:
-        return []
     try:
         return apply_acks([finding.model_copy() for finding in findings])
     except Exception:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this mod
     from mmr.diff.proposed import ProposedChanges
     from mmr.dispatch.plan import ChannelEvent
     from mmr.models import Finding, ReconciledResults
-    from mmr.prompt.plans import PlannedChannel, PreparedDiff, PromptParts
+    from mmr.prompt.plans import PlannedChannel, PreparedDiff
     from mmr.review.request import ReviewRequest
     from mmr.trust.modes import TrustContext
 
@@ -98,8 +98,6 @@ class ReviewSetup:
     secret_findings: tuple[Finding, ...] = field(default=())
     #: Files the run-wide ``diff_exclude`` removed (recorded for the coverage object).
     excluded_files: tuple[str, ...] = field(default=())
-    #: The prompt layers every channel shares (the early start's recipe keeps them).
-    parts: PromptParts | None = None
 
     @property
     def channel_names(self) -> list[str]:

@@ -1,4 +1,4 @@
-"""Credential-shaped strings in one line: their kinds and the spans to replace (ch. 06 §2.1).
+"""Credential-shaped strings in one line: their kinds and the spans to replace.
 
 Unlike :mod:`mmr.secrets.redact`, which judges a config value by the *name* attached to
 it, these recognise the credential *value*: a vendor token format
@@ -53,7 +53,7 @@ KIND_LABELS: dict[str, str] = {
 #: Kinds judged by a name or an entropy guess: they redact, but never refuse.
 LOW_CONFIDENCE_KINDS = frozenset({"authorization", "password", "secret-value", "key-body"})
 
-#: The six RM-3 patterns, exactly as the review wrapper spec gives them; ``refuse`` also
+#: The six patterns MMR 4.0.1's review wrapper refuses on, exactly; ``refuse`` also
 #: refuses on every high-confidence kind found (see :func:`is_high_confidence`).
 @cache
 def refusal_pattern() -> re.Pattern[str]:

@@ -9,6 +9,8 @@ string with a wrong checksum is still not sent anywhere.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable, Iterable
 from functools import cache
@@ -27,9 +29,6 @@ class TokenRule(NamedTuple):
 
 
 def _decodes_to_private_key(text: str) -> bool:
-    import base64
-    import binascii
-
     head = text[:96]
     head = head[: len(head) - len(head) % 4]
     try:

@@ -1,4 +1,5 @@
-"""Credentials in the diff: scan, redact before any prompt leaves, and report (ch. 06 §2.1).
+"""Credentials in the diff: scan, redact before any prompt leaves, and report; and the same
+redaction for plain text (critique inputs, model replies, channel logs).
 
 The diff is walked line by line so each hit knows its file and its line number (new-file
 numbers from the hunk headers for added and context lines, old-file numbers for removed
@@ -9,20 +10,15 @@ code around a value stay, so paths, the diff-location filter and the review keep
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mmr.secrets.credential_patterns import (
     CredentialKind,
     is_high_confidence,
-    label,
     may_hold_credentials,
     refusal_pattern,
 )
 from mmr.secrets.line_redactor import LineRedactor
 from mmr.unidiff.walk import walk_diff
-
-if TYPE_CHECKING:  # pydantic: imported only when a finding is built (the early start)
-    from mmr.models import Finding
 
 SECRETS_SOURCE = "mmr-secrets"
 REFUSAL_MESSAGE = "credential-shaped content in diff"
@@ -45,7 +41,8 @@ class CredentialHit:
 
 
 def refusable(diff_text: str, hits: list[CredentialHit] | tuple[CredentialHit, ...]) -> bool:
-    """What ``on_credentials: refuse`` checks: an RM-3 pattern, or any high-confidence hit."""
+    """What ``on_credentials: refuse`` checks: a :func:`refusal_pattern` match, or any
+    high-confidence hit."""
     return refusal_pattern().search(diff_text) is not None or any(
         hit.high_confidence for hit in hits)
 
@@ -84,34 +81,22 @@ def redact_diff(diff_text: str) -> tuple[str, list[CredentialHit]]:
     return text, hits
 
 
+def redact_credentials(text: str) -> tuple[str, int]:
+    """Plain ``text`` (a design document, repository context, a model's reply or log) with
+    every credential replaced, and how many were replaced; a key block keeps its lines."""
+    if not may_hold_credentials(text):
+        return text, 0
+    lines = text.splitlines(keepends=True)
+    bodies = [line.rstrip("\r\n") for line in lines]
+    redactor = LineRedactor()
+    for body in bodies:
+        redactor.line(body)
+    redactor.finish()
+    out = [content + line[len(body):]
+           for content, line, body in zip(redactor.out, lines, bodies, strict=True)]
+    return "".join(out), len(redactor.hits)
+
+
 def scan_diff(diff_text: str) -> list[CredentialHit]:
     """Every credential in the diff, in order (the hits :func:`redact_diff` replaces)."""
     return redact_diff(diff_text)[1]
-
-
-def secret_findings(hits: list[CredentialHit]) -> list[Finding]:
-    """One P1 security finding per added line that carries a credential: its kinds and
-    location, never its value.
-
-    ``Authorization:`` alone is too broad to call a committed secret, so it only redacts.
-    """
-    from mmr.models import Finding
-
-    kinds_by_location: dict[str, list[CredentialKind]] = {}
-    for hit in hits:
-        if not hit.added or hit.kind == "authorization" or hit.file is None or hit.line is None:
-            continue
-        kinds = kinds_by_location.setdefault(f"{hit.file}:{hit.line}", [])
-        if hit.kind not in kinds:
-            kinds.append(hit.kind)
-    return [
-        Finding(
-            severity="P1",
-            location=location,
-            description="Hard-coded credential added by this change: "
-            + ", ".join(label(kind) for kind in kinds) + ".",
-            suggestion=ROTATE_SUGGESTION,
-            category="security",
-        )
-        for location, kinds in kinds_by_location.items()
-    ]

@@ -1,7 +1,7 @@
 """Redact a sequence of lines: one-line credentials plus key blocks that span lines.
 
-Shared by the diff (:mod:`mmr.secrets.credentials`), critique text and model replies
-(:mod:`mmr.secrets.critique_redaction`). Callers hand in each line's content, whether it
+Shared by the diff and by plain text (critique inputs, model replies, channel logs), both in
+:mod:`mmr.secrets.credentials`. Callers hand in each line's content, whether it
 may be part of a multi-line block, whether it starts a new file, and its file path; they
 get the redacted contents back and, per hit, the index of its line and its kind.
 """
@@ -51,7 +51,11 @@ class LineRedactor:
         patterns = key_patterns()
         end = patterns.end.search(content)
         if end is not None:
-            self.out.append(content[:end.start()] + BLOCK_LINE + content[end.end():])
+            # The END marker closes the block; what follows it on the line is ordinary text
+            # and may hold a credential of its own.
+            index = len(self.out)
+            self.out.append(self._credentials(content[:end.start()] + BLOCK_LINE
+                                              + content[end.end():], index, self._path))
             self._state.opened_at = None
             self._state.tentative = []
             return True

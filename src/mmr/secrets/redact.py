@@ -1,4 +1,4 @@
-"""Key-name based redaction for config views and recovery text (spec ch. 05 §4, ch. 01 §7).
+"""Key-name based redaction for config views, recovery text and the review cache's key.
 
 A value is hidden because the *name* attached to it looks secret (``OPENAI_API_KEY=…``,
 ``--token …``, ``Authorization: …``); a bare value with no telling name is not recognised
@@ -13,13 +13,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TypeGuard
 
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_names import contains_inline_secret, is_command_secret_key, is_secret_key
 
 __all__ = [
     "REDACTED", "contains_inline_secret", "is_command_secret_key", "is_secret_key",
-    "redact_channel", "redact_channel_show", "redact_command", "redact_config_view",
-    "redact_inherited_value", "redact_list", "redact_mapping", "redact_text",
+    "redact_channel", "redact_channel_show", "redact_inherited_value", "redact_list",
+    "redact_mapping", "redact_text",
 ]
 
 REDACTED = "<redacted>"
@@ -37,12 +37,7 @@ def redact_text(text: str) -> str:
     return redact_credentials(text)[0]
 
 
-def redact_command(value: object) -> object:
-    """:func:`redact_text` for strings; any other value passes through unchanged."""
-    return redact_text(value) if isinstance(value, str) else value
-
-
-# --- structured redaction: machine-readable config views (ch. 05 §4.4) -----------------
+# --- structured redaction: a channel's config as the review cache keys it ----------------
 
 _ASSIGNMENT = re.compile(r"(\s*)([^:=\s]+)(\s*[:=]\s*)(.*)")
 _NESTED_SECRET_ASSIGNMENT = re.compile(r"""(?:^|[=:])"?([A-Za-z0-9_.-]+)"?\s*[:=]""")
@@ -139,36 +134,11 @@ def _redact_nested_pair(pair: Sequence[object]) -> list[object]:
     return redact_list(pair)
 
 
-def redact_config_view(value: object, *, no_redact: bool = False) -> object:
-    """The single redaction pass for a config document or any part of one.
-
-    Each channel under ``channels`` is redacted at its own top level, so its
-    ``api_key_env`` name survives while ``env``/``headers`` values are hidden.
-    ``no_redact`` returns the very same object (the caller prints the warning).
-    """
-    if no_redact:
-        return value
-    if _is_list(value):
-        return redact_list(value)
-    if not isinstance(value, Mapping):
-        return value
-    out: dict[str, object] = {}
-    for key, item in value.items():
-        if key == "channels" and isinstance(item, Mapping):
-            out[key] = {name: redact_channel(ch) if isinstance(ch, Mapping) else ch
-                        for name, ch in item.items()}
-        elif is_secret_key(str(key)):
-            out[key] = REDACTED
-        else:
-            out[key] = redact_config_view(item)
-    return out
-
-
-# --- `config show` / `config unset` views (ch. 01 §7.4) ---------------------------------
+# --- `config show` / `config unset` views ----------------------------------------------
 
 _COMMAND_FIELDS = frozenset({"command", "check", "recovery"})
 #: A channel's own fields that name a variable or a header, never hold a secret. The
-#: reference redacts ``api_key_header``/``api_key_prefix`` too (``api`` + ``key``); we don't.
+#: MMR 4.0.1 redacts ``api_key_header``/``api_key_prefix`` too (``api`` + ``key``); we don't.
 _CHANNEL_NAME_FIELDS = frozenset({"api_key_env", "api_key_header", "api_key_prefix"})
 
 
@@ -227,7 +197,7 @@ def redact_inherited_value(path: Sequence[str], value: object) -> object:
     """The value ``config unset <path>`` reports as now inherited, redacted for display.
 
     A whole channel (``channels.<name>``) is shown as ``config show`` would; a mapping is
-    walked rather than collapsed (the reference collapses ``auth`` to ``<redacted>``).
+    walked rather than collapsed (MMR 4.0.1 collapses ``auth`` to ``<redacted>``).
     """
     leaf = path[-1] if path else ""
     if len(path) == 2 and path[0] == "channels" and isinstance(value, Mapping):

@@ -11,7 +11,7 @@ distinct text once: suggestions and locations repeat across findings and channel
 from __future__ import annotations
 
 from mmr.models import ChannelResult, Finding
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 
 _FINDING_FIELDS = ("location", "description", "suggestion")
 _RESULT_FIELDS = ("error", "raw_output", "recovery")

@@ -1,4 +1,4 @@
-"""Files a critique's repository context must never read (spec ch. 05 §4.6).
+"""Files a critique's repository context must never read.
 
 Judged by name only: a relative path is sensitive when its last segment has a key or
 certificate extension, or when *any* segment (a directory or the file, lower-cased) looks

@@ -1,4 +1,4 @@
-"""Does a name label a secret? Does a command string embed one? (spec ch. 01 §7.2–7.3).
+"""Does a name label a secret? Does a command string embed one?
 
 Judged by key *names* (``OPENAI_API_KEY=…``, ``--token …``, ``Authorization: …``), never by
 the look of a value: ``sk-abc…`` alone is not recognised. :mod:`mmr.secrets.redact` builds
@@ -21,7 +21,7 @@ _ENV_NAME_KEY = "api_key_env"
 _PART_SPLIT = re.compile(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SURROUNDING_QUOTE = re.compile(r"^['\"]|['\"]$")
 
-#: Flag names whose words look secret but whose values are not (ch. 05 §4.3).
+#: Flag names whose words look secret but whose values are not.
 _SAFE_COMMAND_KEYS = frozenset({"auth-type", "max-tokens", "session-dir", "token-limit",
                                 "token-usage"})
 _KEY_VALUE = re.compile(r"""(?:^|[\s'"?&{,=])"?(-{0,2}[A-Za-z0-9_.-]+)"?\s*[:=]""")
@@ -36,7 +36,7 @@ def name_parts(name: str) -> list[str]:
 
 
 def is_secret_key(name: str, *, exempt_env_name: bool = True) -> bool:
-    """True when a key name looks like it labels a secret value (ch. 01 §7.2).
+    """True when a key name looks like it labels a secret value.
 
     ``exempt_env_name`` keeps ``api_key_env`` non-secret; callers lift it inside ``env``,
     ``headers`` and nested structures, where that key would carry a real value.
@@ -53,7 +53,7 @@ def is_secret_key(name: str, *, exempt_env_name: bool = True) -> bool:
 
 
 def is_command_secret_key(name: str) -> bool:
-    """True when a flag or variable name inside a command string labels a secret (§4.3).
+    """True when a flag or variable name inside a command string labels a secret.
 
     Env-var pointer flags (``--api-key-env``) and a few harmless flags whose words look
     secret (``--token-limit``) are not.
@@ -69,7 +69,7 @@ def _strip_quotes(token: str) -> str:
 
 
 def contains_inline_secret(command: str) -> bool:
-    """True when a command-like string embeds a secret (ch. 01 §7.3 rules a–c)."""
+    """True when a command-like string embeds a secret."""
     for pattern in (_KEY_VALUE, _NESTED_KEY_VALUE):
         if any(is_command_secret_key(m.group(1)) for m in pattern.finditer(command)):
             return True

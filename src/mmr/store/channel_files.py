@@ -1,6 +1,6 @@
-"""The plain files of a job: outputs, logs, pids, prompts, the diff, results (spec ch. 04 §7.3).
+"""The plain files of a job: outputs, logs, pids, prompts, the diff, results.
 
-Formats are the reference's: ``<ch>.json`` holds the raw reply encoded as one JSON
+Formats are MMR 4.0.1's: ``<ch>.json`` holds the raw reply encoded as one JSON
 *string* (``mmr reconcile`` stores a normalised *object* instead), ``<ch>.pid`` the
 decimal pid without a newline, everything else plain text. Every write is atomic; only
 ``results.json`` is also fsynced (with ``job.json``, what a crashed job is recovered from:
@@ -15,15 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mmr.fs import (
-    atomic_write_bytes,
-    atomic_write_text,
-    dumps_json,
-    encode_text,
-    ensure_private_dir,
-    read_regular_file,
-)
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.fs import atomic_write_text, dumps_json, encode_text, ensure_private_dir
+from mmr.secrets.credentials import redact_credentials
 from mmr.store import held
 from mmr.store.layout import JobPaths
 
@@ -66,24 +59,11 @@ class ChannelFiles:
         held.write_text(self._write_target(job_id, channel, ".log"),
                         redact_credentials(text)[0], durable=False)
 
-    def append_log(self, job_id: str, channel: str, line: str) -> None:
-        """Add one line to ``<ch>.log`` (creating it), redacted like :meth:`write_log`."""
-        append_line(self._write_target(job_id, channel, ".log"), redact_credentials(line)[0])
-
     def read_log(self, job_id: str, channel: str) -> str | None:
         return _read_text(self._channel_path(job_id, channel, ".log"))
 
     def write_pid(self, job_id: str, channel: str, pid: int) -> None:
         held.write_text(self._write_target(job_id, channel, ".pid"), str(pid), durable=False)
-
-    def read_pid(self, job_id: str, channel: str) -> int | None:
-        """The recorded pid; None when absent or not a number (the reference's ``undefined``)."""
-        text = _read_text(self._channel_path(job_id, channel, ".pid"))
-        return int(text) if text is not None and text.strip().isdigit() else None
-
-    def prompt_path(self, job_id: str, channel: str) -> Path:
-        """``<ch>.prompt.txt``, for ``prompt_delivery: prompt-file``."""
-        return self._channel_path(job_id, channel, ".prompt.txt")
 
     def write_channel_prompt(self, job_id: str, channel: str, prompt: str) -> Path:
         """Write the channel's prompt file (exact text) and return its path.
@@ -112,12 +92,6 @@ class ChannelFiles:
     def write_prompt(self, job_id: str, prompt: str) -> None:
         held.write_text(self.existing(job_id).prompt, prompt, durable=False)
 
-    def read_prompt(self, job_id: str) -> str | None:
-        return _read_text(self.existing(job_id).prompt)
-
-    def diff_path(self, job_id: str) -> Path:
-        return self.existing(job_id).diff
-
     def write_diff(self, job_id: str, diff: str) -> None:
         held.write_text(self.existing(job_id).diff, diff, durable=False)
 
@@ -125,31 +99,12 @@ class ChannelFiles:
         return _read_text(self.existing(job_id).diff)
 
     def write_results(self, job_id: str, document: Mapping[str, Any]) -> None:
-        """Overwrite ``results.json`` with the JSON form of the last results (§7.3)."""
+        """Overwrite ``results.json`` with the JSON form of the last results."""
         held.write_json(self.existing(job_id).results, dict(document))
 
     def write_results_text(self, job_id: str, text: str) -> None:
-        """Overwrite ``results.json`` with ``text`` (already the JSON document).
-
-        The same bytes already there, in a private regular file, are left alone: a repeated
-        ``mmr results`` of an unchanged job then costs a read, not a rewrite and two fsyncs
-        (~10 ms at 2,000 findings)."""
-        path = self.existing(job_id).results
-        data = encode_text(text)
-        if not held.same_bytes(path, data):
-            held.write_bytes(path, data)
-
-    def read_results_memo(self, job_id: str, limit: int) -> bytes | None:
-        """``results-memo.json`` when it is this user's private regular file (not a symlink)
-        of at most ``limit`` bytes, else None: the memo is a cache, anything odd means
-        "recompute"."""
-        return read_regular_file(self.existing(job_id).results_memo, limit, private=True)
-
-    def write_results_memo(self, job_id: str, data: bytes) -> None:
-        """Replace ``results-memo.json`` atomically, or skip silently when the store cannot
-        take it (read-only, full): never held, never a warning; a lost memo is recomputed."""
-        with contextlib.suppress(OSError):
-            atomic_write_bytes(self.existing(job_id).results_memo, data, durable=False)
+        """Overwrite ``results.json`` with ``text`` (already the JSON document)."""
+        held.write_bytes(self.existing(job_id).results, encode_text(text))
 
     def worker_log_path(self, job_id: str) -> Path:
         return self.existing(job_id).worker_log

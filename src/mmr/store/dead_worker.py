@@ -1,14 +1,15 @@
-"""Telling a live dispatcher from a dead one (spec ch. 04 §7.8).
+"""Telling a live dispatcher from a dead one.
 
 Whoever dispatches a job's channels holds ``worker.lock`` (see :class:`WorkerLock` for
 why a flock). A reader that finds unfinished channels and can take that lock knows
 nobody will ever finish them: it marks each one ``failed`` with ``reason: worker_died``
 and a log line, under both locks, so exactly one reader converts them. Jobs without a
-``worker.lock`` (written by the reference) are never touched.
+``worker.lock`` (written by MMR 4.0.1) are never touched.
 """
 
 from __future__ import annotations
 
+from mmr.log import get_logger
 from mmr.store.channel_files import append_line
 from mmr.store.job_reader import read_job
 from mmr.store.job_writer import job_lock, merge_status_file
@@ -28,7 +29,7 @@ def sweep_dead_worker(paths: JobPaths) -> list[str]:
     try:
         lock = WorkerLock.try_acquire(paths.worker_lock)
     except OSError:
-        return []  # no worker.lock: reference behaviour
+        return []  # no worker.lock: a job MMR 4.0.1 wrote, left as it is
     if lock is None:
         return []  # the dispatcher is alive
     with lock, job_lock(paths):
@@ -40,8 +41,6 @@ def sweep_dead_worker(paths: JobPaths) -> list[str]:
             )
             append_line(paths.log_file(channel), WORKER_DIED_LOG)
     if unfinished:
-        from mmr.log import get_logger
-
         get_logger("mmr.store").warning(
             "job worker died; unfinished channels marked failed",
             job=paths.root.name, channels=unfinished,

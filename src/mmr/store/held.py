@@ -1,4 +1,4 @@
-"""Job-file I/O that a failing disk cannot turn into a lost verdict (issue 16).
+"""Job-file I/O that a failing disk cannot turn into a lost verdict.
 
 Every job file goes through :func:`write_bytes` / :func:`read_bytes` (the atomic write of
 :mod:`mmr.fs` underneath). Outside a run they are exactly that: a full disk, a quota, a
@@ -33,7 +33,6 @@ from mmr.fs import (
     dumps_json,
     encode_text,
     read_bytes_nofollow,
-    read_regular_file,
     remove_if_present,
 )
 
@@ -186,17 +185,6 @@ def read_bytes(path: Path) -> bytes:
         raise
     except OSError as exc:
         raise StoreReadError(path, exc) from None
-
-
-def same_bytes(path: Path, data: bytes) -> bool:
-    """Whether ``path`` holds exactly ``data`` as this run last wrote it (held or on disk):
-    on disk, this user's private regular file, not a symlink."""
-    held = holder(path)
-    if held is not None:
-        kept, current = held.lookup(path)
-        if kept:
-            return current == data
-    return read_regular_file(path, len(data), private=True) == data
 
 
 def read_text(path: Path) -> str:

@@ -1,13 +1,13 @@
-"""Reading a job: ``job.json`` with every status file merged over it (spec ch. 04 §7.4-§7.5).
+"""Reading a job: ``job.json`` with every status file merged over it.
 
 The job status is always derived from the merged channel statuses; the ``status`` stored
 in ``job.json`` is ignored. Anything that makes ``job.json`` unusable — missing, not JSON,
 no ``job_id`` string, no ``channels`` object, an unsafe channel name, a field of the wrong
-type — reads as "not found" (exit 5), as in the reference.
+type — reads as "not found" (exit 5), as in MMR 4.0.1.
 
-A status file that cannot be read is not silently skipped (the reference falls back to
+A status file that cannot be read is not silently skipped (MMR 4.0.1 falls back to
 the ``dispatched`` entry, so the job looks "still running" forever): the channel reads as
-``failed`` with ``error: "corrupt status file"`` (§7.5 FIX).
+``failed`` with ``error: "corrupt status file"``.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def read_status_overrides(paths: JobPaths, channel: str) -> dict[str, Any] | Non
 
 
 def read_job(paths: JobPaths) -> JobRecord:
-    """Load, merge and derive (§7.4). Never sweeps: that is the store's decision."""
+    """Load, merge and derive. Never sweeps: that is the store's decision."""
     raw = read_job_json(paths)
     not_found = JobNotFoundError(f"Job not found: {paths.root.name}")
     channels: dict[str, ChannelJobEntry] = {}

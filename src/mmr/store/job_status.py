@@ -1,4 +1,4 @@
-"""What `mmr status` reports and what `mmr results`/`reconcile` require (spec ch. 04 §7.8-§7.9).
+"""What `mmr status` reports and what `mmr results`/`reconcile` require.
 
 Pure functions over a loaded :class:`JobRecord` (the store has already merged status
 files, derived the job status and swept a dead worker); the commands only print.
@@ -13,7 +13,7 @@ from mmr.errors import MmrError
 from mmr.store.records import ChannelJobEntry, JobRecord, elapsed_ms
 from mmr.vocabulary import EXIT_NOT_FOUND, EXIT_STILL_RUNNING
 
-#: Statuses that make `mmr status` exit 2. mmr (Decisions): ``not_installed`` and
+#: Statuses that make `mmr status` exit 2. In mmr, ``not_installed`` and
 #: ``skipped`` are not failures of a dispatched channel.
 STATUS_FAILURES = frozenset({"failed", "timeout", "auth_failed"})
 
@@ -38,7 +38,7 @@ class JobKindError(MmrError):
 
 
 def format_elapsed(ms: int | float) -> str:
-    """Seconds with one decimal and ``s``, rounded like JavaScript's ``toFixed`` (§4.1).
+    """Seconds with one decimal and ``s``, rounded like JavaScript's ``toFixed``.
 
     The exact binary value of ``ms / 1000`` is rounded half-up: 41,250 ms → ``41.3s``,
     but 150 ms → ``0.1s`` because 0.15 is stored just below the tie.
@@ -89,7 +89,7 @@ def status_exit_code(job: JobRecord) -> int:
 
 
 def require_results_ready(job: JobRecord) -> None:
-    """Refuse critique jobs (exit 5) and jobs with unfinished channels (exit 1) (§7.4, §7.9)."""
+    """Refuse critique jobs (exit 5) and jobs with unfinished channels (exit 1)."""
     if job.is_critique:
         raise JobKindError(
             f"Job {job.job_id} is a critique job; `mmr results` and `mmr reconcile` "

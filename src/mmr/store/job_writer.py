@@ -1,6 +1,6 @@
-"""Read-modify-write of a job's shared files under the per-job lock (spec ch. 04 §7.6).
+"""Read-modify-write of a job's shared files under the per-job lock.
 
-The reference rewrites ``job.json`` without a lock and merges status files without one,
+MMR 4.0.1 rewrites ``job.json`` without a lock and merges status files without one,
 so compensation and ``mmr reconcile`` racing each other can lose a channel. Here every
 such update holds ``<job>/job.json.lock`` (a ``mkdir`` lock, see :mod:`mmr.store.locking`)
 from the read to the atomic rename.
@@ -22,7 +22,7 @@ from mmr.store.layout import JobPaths
 from mmr.store.locking import mkdir_lock
 from mmr.store.records import ChannelJobEntry
 
-#: §7.6: a ``job.json.lock`` older than this was left by a dead process.
+#: A ``job.json.lock`` older than this was left by a dead process.
 LOCK_STALE_SECONDS = 30.0
 #: Longer than the stale age, so a lock left by a crash is recovered, never an error.
 LOCK_WAIT_SECONDS = 40.0

@@ -1,7 +1,7 @@
-"""The job store: one directory per review under the jobs dir (spec ch. 04 §7, ch. 02 §2).
+"""The job store: one directory per review under the jobs dir.
 
-Layout and formats are the reference's, so either tool can read the other's jobs. What
-mmr adds (ch. 04 §7.6, §7.8): every file is written atomically; ``job.json`` and status
+Layout and formats are MMR 4.0.1's, so either tool can read the other's jobs. What
+mmr adds: every file is written atomically; ``job.json`` and status
 files are read-modify-written under a per-job ``mkdir`` lock (``job.json.lock``), so
 concurrent channels, compensation and ``mmr reconcile`` never lose an update; and every
 reader runs the dead-worker sweep, so a job whose dispatcher died ends ``failed`` with
@@ -69,7 +69,7 @@ def unavailable(root: Path, exc: OSError) -> JobStoreUnavailableError:
 class JobStore(ChannelFiles):
     """Jobs under ``root`` (``mmr.config.paths.jobs_dir()`` in production).
 
-    Opening the store creates ``root`` (§7.1: even ``mmr status`` does); a root that
+    Opening the store creates ``root`` (even ``mmr status`` does); a root that
     cannot be created is a :class:`JobStoreUnavailableError`, not a crash.
     """
 
@@ -154,7 +154,7 @@ class JobStore(ChannelFiles):
         raise MmrError(f"Could not create a new job directory in {self.root}")
 
     def delete_job(self, job_id: str) -> None:
-        """Remove the job directory (e.g. when linking it to a session failed, §8.5)."""
+        """Remove the job directory (e.g. when linking it to a session failed)."""
         shutil.rmtree(self.existing(job_id).root)
 
     # -- reading -----------------------------------------------------------------------
@@ -178,7 +178,7 @@ class JobStore(ChannelFiles):
         return record
 
     def list_jobs(self) -> list[JobRecord]:
-        """Every loadable ``mmr-*`` job, newest ``created_at`` first (§7.7)."""
+        """Every loadable ``mmr-*`` job, newest ``created_at`` first."""
         jobs: list[JobRecord] = []
         for name in self._job_dir_names():
             try:
@@ -192,10 +192,10 @@ class JobStore(ChannelFiles):
         return jobs
 
     def prune(self, retention_days: float, now: datetime) -> list[str]:
-        """Delete jobs created before ``now - retention_days``; return their ids (§7.7).
+        """Delete jobs created before ``now - retention_days``; return their ids.
 
         Also removes ``mmr-*`` directories without a loadable ``job.json`` (a crash while
-        creating, a reference job it could not finish) once their mtime is that old.
+        creating, an MMR 4.0.1 job it could not finish) once their mtime is that old.
         A job whose worker still holds ``worker.lock`` is never removed. A filesystem that
         refuses the removal (read-only, permission) is a :class:`StoreWriteError`.
         """
@@ -261,7 +261,7 @@ class JobStore(ChannelFiles):
         auth: AuthState = "ok",
         recovery: str | None = None,
     ) -> str:
-        """Register ``compensating-<original>`` run by ``compensator`` (ch. 02 §8.4); its name."""
+        """Register ``compensating-<original>`` run by ``compensator``; its name."""
         name = compensating_name(original)
         entry = ChannelJobEntry(
             status=status, auth=auth, recovery=recovery,
@@ -271,7 +271,7 @@ class JobStore(ChannelFiles):
         return name
 
     def record_worker(self, job_id: str, pid: int, started_at: datetime | None = None) -> None:
-        """Write ``worker: {pid, started_at}`` into ``job.json`` (§7.8)."""
+        """Write ``worker: {pid, started_at}`` into ``job.json``."""
         paths = self.existing(job_id)
         info = WorkerInfo(pid=pid, started_at=iso_timestamp(started_at))
         with job_lock(paths):
@@ -300,7 +300,7 @@ def _disk_form(record: JobRecord) -> dict[str, Any]:
 
 
 def _created_at(paths: JobPaths) -> datetime:
-    """``created_at`` of a loadable job, else the directory's mtime (§7.7 FIX)."""
+    """``created_at`` of a loadable job, else the directory's mtime."""
     try:
         created = parse_timestamp(read_job(paths).created_at)
     except (JobNotFoundError, StoreReadError):  # unreadable: its age is the directory's

@@ -1,4 +1,4 @@
-"""Names in the jobs directory: job ids, channel names, a job's files (spec ch. 04 §7.2-§7.3).
+"""Names in the jobs directory: job ids, channel names, a job's files.
 
 Every path the store builds comes from a :class:`JobPaths`, and a :class:`JobPaths` can
 only be made from a job id that names one entry directly inside the jobs directory and
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mmr.errors import JobNotFoundError, MmrError
 
-#: Ids mmr and the reference create (``ack --job`` requires exactly this, §7.2).
+#: Ids mmr and MMR 4.0.1 create (``ack --job`` requires exactly this).
 STRICT_JOB_ID = re.compile(r"mmr-[a-f0-9]{12}")
 #: Ids ``status``/``results``/``reconcile`` accept: any one plain entry of the jobs dir.
 #: Leading dots are refused, which rules out ``.``, ``..`` and the store's own temp files.
@@ -54,7 +54,7 @@ def check_channel_name(name: str) -> str:
 
 
 def compensating_name(original: str) -> str:
-    """The job channel key of the compensating pass for ``original`` (ch. 02 §8.6)."""
+    """The job channel key of the compensating pass for ``original``."""
     return COMPENSATING_PREFIX + check_channel_name(original)
 
 
@@ -65,7 +65,7 @@ def _printable(text: str) -> str:
 
 @dataclass(frozen=True)
 class JobPaths:
-    """The files of one job (§7.3). Build with :meth:`for_job`; channel paths validate names."""
+    """The files of one job. Build with :meth:`for_job`; channel paths validate names."""
 
     root: Path
 
@@ -92,12 +92,6 @@ class JobPaths:
     @property
     def results(self) -> Path:
         return self.root / "results.json"
-
-    @property
-    def results_memo(self) -> Path:
-        """The results pipeline's pre-acks stage, kept to skip recomputing it
-        (:mod:`mmr.review.stage_memo`); always safe to delete."""
-        return self.root / "results-memo.json"
 
     @property
     def worker_lock(self) -> Path:

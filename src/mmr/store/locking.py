@@ -1,7 +1,7 @@
-"""The two locks of the job store (spec ch. 04 §7.6 and §7.8).
+"""The two locks of the job store.
 
 ``mkdir_lock`` — short read-modify-write sections (``job.json``, status files). A
-directory created with ``mkdir`` is the lock, as in the reference's session store (§8.3),
+directory created with ``mkdir`` is the lock, as in MMR 4.0.1's session store,
 so it behaves the same on every filesystem and needs no open descriptor. A holder that
 died leaves the directory behind; it is treated as stale after ``stale_after`` seconds
 (the sections it guards last milliseconds) and removed, so a crash costs at most one

@@ -1,8 +1,8 @@
-"""A job on disk: ``job.json`` and its channel entries (spec ch. 04 §7.4, ch. 02 §2.4).
+"""A job on disk: ``job.json`` and its channel entries.
 
-Both models accept unknown keys and keep them (``extra="allow"``): the reference and
+Both models accept unknown keys and keep them (``extra="allow"``): MMR 4.0.1 and
 mmr share one jobs directory, and a read-modify-write of ``job.json`` must never drop a
-field written by the other tool or by a newer mmr. Field order is the reference's write
+field written by the other tool or by a newer mmr. Field order is MMR 4.0.1's write
 order, followed by mmr's additive fields.
 
 ``output_parser`` and ``telemetry`` stay plain JSON here. The store only carries them;
@@ -25,10 +25,10 @@ AuthState = Literal["ok", "failed", "skipped"]
 JobKind = Literal["review", "critique"]
 WorkerState = Literal["running", "finished", "died"]
 
-#: ``reason`` written by the dead-worker sweep (§7.8) and its log line.
+#: ``reason`` written by the dead-worker sweep and its log line.
 WORKER_DIED = "worker_died"
 WORKER_DIED_LOG = "worker exited before this channel finished"
-#: ``error`` of an entry whose status file could not be read (§7.5 FIX).
+#: ``error`` of an entry whose status file could not be read.
 CORRUPT_STATUS_ERROR = "corrupt status file"
 
 
@@ -52,7 +52,7 @@ class ChannelJobEntry(_Record):
     pid: int | None = None
     elapsed: str | None = None
     findings_count: int | None = None
-    # mmr additions (ch. 04 §7.4, ch. 02 §2.4); the reference ignores them.
+    # mmr additions; MMR 4.0.1 ignores them.
     reason: str | None = None
     telemetry: dict[str, Any] | None = None
     attempts: int | None = None
@@ -69,7 +69,7 @@ class ChannelJobEntry(_Record):
 
 
 class ReviewControls(_Record):
-    """The effective round cap and ack/config trust policy of the review (§9.4, ch. 05 §3.8)."""
+    """The effective round cap and ack/config trust policy of the review."""
 
     max_rounds: int | None = None
     accept_new_acks: bool = False
@@ -79,7 +79,7 @@ class ReviewControls(_Record):
 
 
 class WorkerInfo(_Record):
-    """The detached worker, as it recorded itself (§7.8)."""
+    """The detached worker, as it recorded itself."""
 
     pid: int
     started_at: str
@@ -96,7 +96,7 @@ class JobRecord(_Record):
     channels: dict[str, ChannelJobEntry]
     min_completed_channels: int | None = None
     session_id: str | None = None
-    # The reference accepts fractional rounds (§8.2), so a job it wrote may hold 2.5.
+    # MMR 4.0.1 accepts fractional rounds, so a job it wrote may hold 2.5.
     round: int | float | None = None
     review_controls: ReviewControls | None = None
     trust_mode: TrustMode | None = None
@@ -108,9 +108,9 @@ class JobRecord(_Record):
     worker: WorkerInfo | None = None
     #: ``{channel: "<cli> --version" first line}`` of the CLIs that reviewed this job.
     cli_versions: dict[str, str] | None = None
-    #: ``defaults.outside_diff_findings`` when the job was created (issue 13).
+    #: ``defaults.outside_diff_findings`` when the job was created.
     outside_diff_findings: OutsideDiffGate | None = None
-    #: Files the run-wide ``diff_exclude`` removed from the diff (issue 13 coverage).
+    #: Files the run-wide ``diff_exclude`` removed from the diff (reported as coverage).
     excluded_files: list[str] | None = None
     #: How long ``results``/``reconcile`` wait for this job by default (seconds).
     wait_budget_s: float | None = None
@@ -127,7 +127,7 @@ class JobRecord(_Record):
         return [name for name, entry in self.channels.items() if not entry.is_terminal]
 
     def list_entry(self) -> dict[str, Any]:
-        """The object ``mmr jobs list`` prints for this job (§7.7)."""
+        """The object ``mmr jobs list`` prints for this job."""
         return {
             "job_id": self.job_id,
             "status": self.status,
@@ -137,7 +137,7 @@ class JobRecord(_Record):
 
 
 def derive_job_status(statuses: Iterable[str]) -> JobStatus:
-    """All terminal → completed; any running/completed → running; else dispatched (§7.5)."""
+    """All terminal → completed; any running/completed → running; else dispatched."""
     values = list(statuses)
     if all(status in TERMINAL_STATUSES for status in values):
         return "completed"

@@ -1,10 +1,9 @@
 """Round numbers and the round budget of ``review --session/--round/--max-rounds``.
 
-Spec ch. 04 §8.2 and ch. 05 §2.12. The reference hard-codes a cap of 5 whenever
-``--session`` is given, silently ignoring ``loop_control.max_rounds_default``; mmr
-uses ``--max-rounds`` when given, else the configured default, with or without a
-session (00-overview Decisions). Rounds must be whole numbers (the reference accepts
-``2.5``).
+MMR 4.0.1 hard-codes a cap of 5 whenever ``--session`` is given, silently ignoring
+``loop_control.max_rounds_default``; mmr uses ``--max-rounds`` when given, else the
+configured default, with or without a session. Rounds must be whole numbers (MMR 4.0.1
+accepts ``2.5``).
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ def check_max_rounds(value: object) -> int:
 def effective_max_rounds(max_rounds_flag: int | None, max_rounds_default: int | None) -> int:
     """The cap for this run: the flag, else ``loop_control.max_rounds_default``, else 5.
 
-    ``--session`` deliberately plays no part (the reference's implied 5 is a bug).
+    ``--session`` deliberately plays no part (MMR 4.0.1's implied 5 is a bug).
     """
     if max_rounds_flag is not None:
         return check_max_rounds(max_rounds_flag)
@@ -87,13 +86,8 @@ def check_round_budget(
     """Validate the round flags and compute the budget; the caller acts on ``exceeded``.
 
     Runs after config loading and before the diff is read, any gate, job or session
-    write (§8.2), so nothing here touches the disk.
+    write, so nothing here touches the disk.
     """
     checked = None if round is None else check_round(round)
     cap = effective_max_rounds(max_rounds_flag, max_rounds_default)
     return RoundBudget(session_id=session_id, round=checked, max_rounds=cap)
-
-
-def max_rounds_exceeded_summary(budget: RoundBudget) -> str | None:
-    """The ``max_rounds_exceeded`` summary text when the budget is exceeded, else None."""
-    return budget.summary if budget.exceeded else None

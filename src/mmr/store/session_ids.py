@@ -3,8 +3,8 @@
 A session id becomes a file name (``<sessions dir>/<id>.json``), so the rule is checked
 on the string before any path is built: only ASCII letters, digits, ``_`` and ``-``,
 which rules out ``..``, ``/``, absolute paths and NUL. Windows device names and the
-names the reference's JavaScript objects treat specially are refused as well, exactly
-as the reference does (spec ch. 04 §8.1, ch. 05 §2.1), so both tools accept the same ids.
+names MMR 4.0.1's JavaScript objects treat specially are refused as well, exactly
+as MMR 4.0.1 does, so both tools accept the same ids.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ SESSION_ID_RULE = (
     "^[a-zA-Z0-9_-]+$ and not a reserved name "
     "(con, prn, aux, nul, com1-9, lpt1-9, index, __proto__)"
 )
-#: What the ``review --session`` flag check prints (ch. 05 §2.1, parser-level message).
+#: What the ``review --session`` flag check prints (parser-level message).
 SESSION_ID_FLAG_MESSAGE = f"Invalid session id. Must match {SESSION_ID_RULE}"
 
 _ALLOWED = re.compile(r"[a-zA-Z0-9_-]+")

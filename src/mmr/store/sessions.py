@@ -1,13 +1,13 @@
-"""Review sessions: ``<sessions dir>/<id>.json`` plus ``index.json`` (spec ch. 04 §8).
+"""Review sessions: ``<sessions dir>/<id>.json`` plus ``index.json``.
 
-The files, lock names and timings are the reference's, so mmr and the reference can
+The files, lock names and timings are MMR 4.0.1's, so mmr and MMR 4.0.1 can
 share one ``~/.mmr/sessions``: each record is ``{session_id, created_at, jobs, rounds}``
 (2-space JSON), ``index.json`` maps every id to the same record, and mutations hold the
 ``mkdir`` locks ``<id>.session-lock.lock`` (per session) then ``index.json.lock`` (5 s
 stale, 25 ms polling, 5 s budget). What mmr does better: the index is read and checked
 *before* anything is written, so a corrupt index fails the operation with nothing
 changed; a session file appears complete or not at all (link, not create-then-write);
-and ``rounds`` stays an integer because rounds are validated integers (§8.2 FIX).
+and ``rounds`` stays an integer because rounds are validated integers.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class CorruptSessionIndexError(SessionError):
 
 
 class SessionLinkError(SessionError):
-    """``Failed to link job <job> to session <id>: <reason>`` (review exits 1, §8.5)."""
+    """``Failed to link job <job> to session <id>: <reason>`` (review exits 1)."""
 
 
 class SessionRecord(BaseModel):
@@ -65,7 +65,7 @@ class SessionRecord(BaseModel):
     session_id: str
     created_at: str
     jobs: list[str]
-    # The reference accepts fractional rounds, so a record it wrote may hold 2.5.
+    # MMR 4.0.1 accepts fractional rounds, so a record it wrote may hold 2.5.
     rounds: int | float
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -224,10 +224,10 @@ def link_review_job(
     *,
     discard_job: Callable[[str], None] | None = None,
 ) -> SessionRecord:
-    """Link a freshly created review job to its session (§8.5).
+    """Link a freshly created review job to its session.
 
     On failure ``discard_job(job_id)`` runs first (the review deletes the job it just
-    created), then :class:`SessionLinkError` carries the reference's message.
+    created), then :class:`SessionLinkError` carries MMR 4.0.1's message.
     """
     try:
         return store.add_job(session_id, job_id, 1 if round is None else round)

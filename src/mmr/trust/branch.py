@@ -14,16 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mmr import git
+from mmr.config.loaded import ProjectSource, ProjectText, WorkingTree
 from mmr.config.paths import user_config_path
+from mmr.config.yaml_io import parse_config_mapping
 from mmr.diff.proposed import ProposedChanges, detect_proposed_changes
 from mmr.errors import GitError, MmrError
 from mmr.trust.trusted_files import ACKS_DIR, PROJECT_CONFIG_NAME
-
-if TYPE_CHECKING:  # pydantic and yaml: the early start resolves trust before they load
-    from mmr.config.loaded import ProjectSource
 
 _LOCAL_FALLBACKS = ("main", "master")
 NO_DEFAULT_BRANCH = (
@@ -50,13 +48,8 @@ def configured_default_branch() -> str | None:
     """``defaults.default_branch`` from the user config file, if set to a plain ref."""
     try:
         text = user_config_path().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    from mmr.config.yaml_io import parse_config_mapping
-
-    try:
         data = parse_config_mapping(text, str(user_config_path()))
-    except MmrError:
+    except (OSError, UnicodeDecodeError, MmrError):
         return None
     defaults = data.get("defaults")
     name = defaults.get("default_branch") if isinstance(defaults, dict) else None
@@ -107,8 +100,6 @@ def probe_project_source(root: Path, *,
     The working tree (the user's own edits), unless the checked-out branch changed
     ``.mmr.yaml`` since its merge base: then the merge base's file, with a warning.
     """
-    from mmr.config.loaded import ProjectText, WorkingTree
-
     if trust_project_config or not git.is_inside_work_tree(root):
         return WorkingTree(), None
     drift = branch_drift(root)

@@ -1,4 +1,4 @@
-"""Trust modes: where project config and acks may come from (spec 05 §3).
+"""Trust modes: where project config and acks may come from (docs/trust.md).
 
 A review often runs on content someone else controls, and two project files in that
 content could subvert the reviewer: ``.mmr.yaml`` (channels run commands) and
@@ -13,20 +13,19 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from mmr import git
 from mmr.diff.inputs import DiffRequest
 from mmr.diff.proposed import ProposedChanges
 from mmr.errors import GitError
+from mmr.models import TrustMode
+from mmr.trust.branch import NO_DEFAULT_BRANCH, branch_drift, has_project_files
 from mmr.trust.trusted_files import (
     ProjectConfigText,
     read_project_config_at_ref,
     read_project_config_in_work_tree,
 )
-
-if TYPE_CHECKING:  # pydantic: the early start resolves trust before it is imported
-    from mmr.models import TrustMode
 
 AckSource = Literal["working-tree", "base-ref", "none"]
 PrBaseResolver = Callable[[int, Path], str]
@@ -42,7 +41,7 @@ PREFER_REF_SUFFIX = "; prefer --config-base-ref <ref> for a trusted source."
 
 
 def is_ci(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the environment looks like CI; errs towards yes (spec 05 §3.3)."""
+    """Whether the environment looks like CI; errs towards yes."""
     env = os.environ if env is None else env
     ci = env.get("CI")
     if ci is not None and ci != "" and ci.lower() not in ("false", "0"):
@@ -56,7 +55,7 @@ def is_git_repository(cwd: Path) -> bool:
 
 
 def project_root(cwd: Path) -> Path:
-    """The git top-level, else ``cwd`` (00-overview Decisions; as ``config.paths``)."""
+    """The git top-level, else ``cwd`` (as ``config.paths``)."""
     try:
         return git.show_toplevel(cwd)
     except GitError:
@@ -100,7 +99,7 @@ def _from_ref(ref: str, flag: str) -> TrustClassification:
 def classify_trust_mode(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
                         ci: bool | None = None,
                         resolve_pr_base: PrBaseResolver | None = None) -> TrustClassification:
-    """Apply the rules of spec 05 §3.2 in order; the first that applies decides."""
+    """Apply the trust rules in order; the first that applies decides."""
     if flags.config_base_ref:
         return _classify_config_base_ref(flags.config_base_ref, cwd)
     if not is_git_repository(cwd):
@@ -110,7 +109,7 @@ def classify_trust_mode(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
     if request.base:
         return _from_ref(request.base, "--base")
     ci = is_ci() if ci is None else ci
-    # Rules 5-7: --staged is trusted locally (it beats --diff); --diff may come from anywhere.
+    # --staged is trusted locally (it beats --diff); --diff may come from anywhere.
     untrusted = ci if request.staged else (ci or request.diff is not None)
     if untrusted:
         return TrustClassification("untrusted-head")
@@ -119,7 +118,7 @@ def classify_trust_mode(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
 
 def _classify_config_base_ref(ref: str, cwd: Path) -> TrustClassification:
     if git.is_safe_ref(ref) and not is_git_repository(cwd):
-        # Reference quirk Q1 reports base-ref here although nothing can be read.
+        # MMR 4.0.1 reports base-ref here although nothing can be read.
         return TrustClassification("non-git", notes=(
             f"[mmr] warning: --config-base-ref {ref} cannot be read outside a git "
             "repository; no project config or acks will load (trust mode non-git).",))
@@ -158,12 +157,8 @@ class TrustContext:
     def project_config_text(self) -> str | None:
         return None if self.project_config is None else self.project_config.text
 
-    @property
-    def load_project_acks(self) -> bool:
-        return self.project_acks_source != "none"
-
     def review_controls(self, max_rounds: int) -> dict[str, object]:
-        """The job's ``review_controls`` (spec 05 §3.8), in the reference's key order."""
+        """The job's ``review_controls``, in MMR 4.0.1's key order."""
         controls: dict[str, object] = {
             "max_rounds": max_rounds,
             "accept_new_acks": self.flags.accept_new_acks,
@@ -185,8 +180,6 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
     branch = ProposedChanges()
     compared_with: str | None = None
     if found.base_ref == "HEAD" and not flags.config_base_ref and request.base is None:
-        from mmr.trust.branch import NO_DEFAULT_BRANCH, branch_drift, has_project_files
-
         drift = branch_drift(root)
         if drift is None:
             warnings.extend([NO_DEFAULT_BRANCH] if has_project_files(root, "HEAD") else [])
@@ -207,7 +200,7 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
     if flags.trust_project_acks:
         warnings.append(ACKS_WARNING + suffix)
     elif flags.accept_new_acks and found.mode != "base-ref":
-        warnings.append(ACCEPT_ACKS_WARNING + suffix)  # reference quirk Q7: it was silent
+        warnings.append(ACCEPT_ACKS_WARNING + suffix)  # MMR 4.0.1 is silent here
 
     config: ProjectConfigText | None = None
     if flags.trust_project_config:

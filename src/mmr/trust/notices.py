@@ -1,6 +1,6 @@
-"""The one notice a review prints when a project file exists but is not read (issue 18).
+"""The one notice a review prints when a project file exists but is not read.
 
-``.mmr.yaml`` and ``.mmr/acks/`` load only from a trusted source (spec 05 §3), so a
+``.mmr.yaml`` and ``.mmr/acks/`` load only from a trusted source (docs/trust.md), so a
 ``--diff`` review, a CI run, a non-git directory, or a file that is not committed where the
 run reads from, all leave the working-tree file unread. Silently, that reads as a bug
 (``Channel "x" not found in config``); the notice names the file, the reason and what would

@@ -1,4 +1,4 @@
-"""The ratification gate: a diff that proposes project config or ack changes (spec 05 §3.7).
+"""The ratification gate: a diff that proposes project config or ack changes.
 
 What counts as a proposed change is :mod:`mmr.diff.proposed`; this module decides whether
 the operator has ratified it.

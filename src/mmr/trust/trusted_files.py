@@ -1,4 +1,4 @@
-"""Reading project config and acks from a trusted git ref (spec 05 §3.4–§3.5, 04 §9.4).
+"""Reading project config and acks from a trusted git ref.
 
 These readers never raise: an unsafe ref or path, a missing ref or file, or any git
 failure reads as "nothing there". Every read goes through real git, so a planted

@@ -1,8 +1,8 @@
 """Split a unified diff into per-file sections and drop those matching ``diff_exclude``.
 
 Used for diffs mmr did not build itself (``--diff FILE|-``, ``gh pr diff``); a diff
-built with git gets the same patterns as ``:(exclude)`` pathspecs instead (spec 06
-§2.1). Sections start at ``diff ...`` lines, or at a ``--- ``/``+++ `` pair in a plain
+built with git gets the same patterns as ``:(exclude)`` pathspecs instead.
+Sections start at ``diff ...`` lines, or at a ``--- ``/``+++ `` pair in a plain
 ``diff -u`` diff. Hunks are consumed by their line counts, so a removed line that reads
 ``-- x`` is never mistaken for a file header.
 """

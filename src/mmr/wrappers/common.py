@@ -1,7 +1,7 @@
 """What both wrapper commands share: an argparse parser that exits 1, the sub-session
-flags both specs define alike, and the entry point's parse-then-guard sequence.
+flags both original scripts define alike, and the entry point's parse-then-guard sequence.
 
-The wrappers' specs reserve exit 2 and 3 for "MiniMax failed" and "failed the gate", so a
+The original scripts reserve exit 2 and 3 for "MiniMax failed" and "failed the gate", so a
 usage error must not exit 2 as argparse's does by default.
 """
 
@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from mmr.cli.errors import guard
+from mmr.errors import MmrError
 from mmr.log import stderr_line
 
 USAGE_EXIT = 1
@@ -31,7 +33,7 @@ class WrapperArgumentParser(argparse.ArgumentParser):
 
 
 def add_budget_flags(parser: argparse.ArgumentParser) -> None:
-    """``--max-turns`` and ``--timeout``, with the defaults both specs give them."""
+    """``--max-turns`` and ``--timeout``, with the defaults both original scripts give them."""
     parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, metavar="N",
                         help=f"sub-session turn cap (default {DEFAULT_MAX_TURNS})")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECS",
@@ -69,9 +71,6 @@ def parse_args(parser: argparse.ArgumentParser,
 def run_guarded(prog: str, action: Callable[[], int], argv: Sequence[str]) -> int:
     """Run ``action``: an :class:`~mmr.errors.MmrError` is ``<prog>: error: <message>``
     and its exit code (1); Ctrl-C, a closed pipe and crashes go to mmr's own boundary."""
-    from mmr.cli.errors import guard
-    from mmr.errors import MmrError
-
     def inner() -> int:
         try:
             return action()

@@ -1,4 +1,4 @@
-"""``explore-minimax-run``: ``mmr explore`` on the ``minimax-explore`` channel (explore spec).
+"""``explore-minimax-run``: ``mmr explore`` on the ``minimax-explore`` channel.
 
 Same flags, defaults and exit codes as the original script: 0 answer written to ``--out``;
 1 usage/config error (bad flag, missing root, secrets root, ``ask-minimax-run`` missing);
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
+from mmr.explore.run import ExploreRequest, run_explore, write_out
 from mmr.log import stderr_line
 from mmr.wrappers.common import (
     WrapperArgumentParser,
@@ -24,7 +26,7 @@ CHANNEL = "minimax-explore"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of the explore spec, flag for flag."""
+    """The original script's command line, flag for flag."""
     parser = WrapperArgumentParser(
         PROG, "Read-only codebase exploration in a MiniMax sub-session; only a cited "
               "answer comes back.")
@@ -49,10 +51,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _explore(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from mmr.explore.run import ExploreRequest, run_explore, write_out
-
     request = ExploreRequest(
         roots=tuple(args.root), prompt_file=args.prompt_file, out=args.out,
         breadth=args.breadth, channels=(CHANNEL,), max_turns=args.max_turns,

@@ -1,4 +1,4 @@
-"""RM-11's test seam: a stand-in for ``ask-minimax-run`` that replays canned files.
+"""The review wrapper's test seam: a stand-in for ``ask-minimax-run`` that replays canned files.
 
 With ``REVIEW_MINIMAX_FAKE_JSON=<file>`` set, ``review-minimax-run`` starts this module in
 place of the live CLI (through a small shim in its scratch directory), so the dispatcher,
@@ -7,13 +7,14 @@ the result gate, the clean-tree assertion and the retry still run on real output
 - the reply is the envelope in ``REVIEW_MINIMAX_FAKE_JSON``, as is;
 - ``REVIEW_MINIMAX_FAKE_FINDINGS=<file>`` plays the sub-session's findings: its text
   becomes the envelope's ``result`` (mmr's MiniMax channel returns its findings there
-  instead of writing a file, ch. 06 §3). Without it the envelope's own ``result`` stands,
+  instead of writing a file). Without it the envelope's own ``result`` stands,
   so an envelope whose run "wrote no findings" fails the gate and exits 3 after a retry.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -54,8 +55,6 @@ def write_shim(directory: Path) -> Path:
 
 def main() -> int:
     """Drain the prompt from stdin, print the canned reply; exit 1 if the files are gone."""
-    import os
-
     sys.stdin.buffer.read()
     envelope = os.environ.get(FAKE_JSON_ENV, "")
     findings = os.environ.get(FAKE_FINDINGS_ENV) or None

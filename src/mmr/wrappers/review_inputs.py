@@ -1,6 +1,6 @@
-"""``review-minimax-run`` before the review: preflight, materialised inputs, gates (RM-1–RM-4).
+"""``review-minimax-run`` before the review: preflight, materialised inputs, gates.
 
-The wrapper, never the sub-session, runs git (RM-2): the three-dot diff with the secret
+The wrapper, never the sub-session, runs git: the three-dot diff with the secret
 pathspec exclusions, the commit list and the diff stat, each written into the scratch
 directory as the original did. Every check here fails with exit 1.
 """
@@ -18,8 +18,8 @@ from mmr.errors import DiffError, GitError
 from mmr.explore.inputs import InputError, resolve_existing_dir
 from mmr.secrets.credentials import has_refusable_credentials
 
-#: RM-2's pathspec exclusions, always applied (the channel's own ``diff_exclude`` adds to them).
-RM2_EXCLUDES = ("secrets/**", "local_secrets/**", "*.pem", "*.key", "*secret*")
+#: Secret paths left out of the diff, always (the channel's own ``diff_exclude`` adds to them).
+SECRET_PATH_EXCLUDES = ("secrets/**", "local_secrets/**", "*.pem", "*.key", "*secret*")
 CREDENTIAL_MESSAGE = "diff contains credential-shaped content; review in-session"
 NOTHING_TO_REVIEW = "nothing to review"
 _SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -37,7 +37,7 @@ class Worktree:
 
 @dataclass(frozen=True)
 class Materialised:
-    """RM-2's three inputs, as written to ``diff.patch``, ``commits.txt``, ``stat.txt``."""
+    """The three inputs, as written to ``diff.patch``, ``commits.txt``, ``stat.txt``."""
 
     directory: Path
     diff: str
@@ -67,7 +67,7 @@ def repository_name(root: Path) -> str:
 
 
 def preflight(worktree: str, base: str, cwd: Path) -> Worktree:
-    """RM-1: an existing, non-secret git checkout on a branch, and a base that resolves."""
+    """An existing, non-secret git checkout on a branch, and a base that resolves."""
     path = resolve_existing_dir(worktree, cwd, "--worktree")
     try:
         root = git.show_toplevel(path)
@@ -87,7 +87,7 @@ def preflight(worktree: str, base: str, cwd: Path) -> Worktree:
 
 
 def materialise(tree: Worktree, directory: Path, excludes: Sequence[str]) -> Materialised:
-    """RM-2: ``diff <base>...HEAD`` (exclusions applied), ``log --oneline``, ``diff --stat``."""
+    """``diff <base>...HEAD`` (exclusions applied), ``log --oneline``, ``diff --stat``."""
     scope = git.DiffScope(base=tree.base, head="HEAD")
     inputs = Materialised(
         directory=directory,
@@ -104,7 +104,8 @@ def materialise(tree: Worktree, directory: Path, excludes: Sequence[str]) -> Mat
 
 
 def check_inputs(inputs: Materialised, max_diff_lines: int) -> None:
-    """RM-3 (credential-shaped content: no redact-and-continue), then RM-4 (empty, too big).
+    """Credential-shaped content refuses (no redact-and-continue), then an empty or too big
+    diff.
 
     The commit list goes to the model too, so it is held to the same credential rule.
     """
@@ -124,6 +125,6 @@ def branch_slug(branch: str) -> str:
 
 def default_out(tree: Worktree, env: Mapping[str, str]) -> Path:
     """``${XDG_RUNTIME_DIR:-/tmp}/review-minimax/<repo>/<branch-slug>-findings.md``."""
-    runtime = env.get("XDG_RUNTIME_DIR") or "/tmp"  # noqa: S108 - the spec's documented default
+    runtime = env.get("XDG_RUNTIME_DIR") or "/tmp"  # noqa: S108 - the original script's default
     file_name = f"{branch_slug(tree.branch)}-findings.md"
     return Path(runtime) / "review-minimax" / tree.repo_name / file_name

@@ -1,4 +1,4 @@
-"""``review-minimax-run``: a first-pass MiniMax review of a worktree's branch (RM spec).
+"""``review-minimax-run``: a first-pass MiniMax review of a worktree's branch.
 
 Same flags, defaults, exit codes and dry run as the original script, on mmr's engine:
 
@@ -15,8 +15,11 @@ exit  meaning
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
+from mmr.cli.output import write_report
 from mmr.log import stderr_line
 from mmr.wrappers.common import (
     WrapperArgumentParser,
@@ -24,12 +27,13 @@ from mmr.wrappers.common import (
     add_model_flags,
     run_wrapper,
 )
+from mmr.wrappers.review_run import ReviewOptions, run
 
 PROG = "review-minimax-run"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of the RM spec, flag for flag."""
+    """The original script's command line, flag for flag."""
     parser = WrapperArgumentParser(
         PROG, "First-pass code review of a git branch in a MiniMax sub-session; writes a "
               "findings file for the operator to adjudicate.")
@@ -58,12 +62,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _review(args: argparse.Namespace) -> int:
-    import os
-    from pathlib import Path
-
-    from mmr.cli.output import write_report
-    from mmr.wrappers.review_run import ReviewOptions, run
-
     options = ReviewOptions(
         worktree=args.worktree, base=args.base, out=args.out, profile=args.profile,
         max_diff_lines=args.max_diff_lines, max_turns=args.max_turns, timeout=args.timeout,

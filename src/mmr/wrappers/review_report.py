@@ -1,6 +1,6 @@
-"""``review-minimax-run``'s words: the review request, the dry run, and the ending (RM-5–RM-10).
+"""``review-minimax-run``'s words: the review request, the dry run, and the ending.
 
-:func:`exit_code_for` is the spec's exit table on a settled channel: 0 findings passed
+:func:`exit_code_for` is the original script's exit table on a settled channel: 0 findings passed
 the gate; 2 MiniMax failed (its exit status, an ``is_error`` envelope, a timeout, a dirtied
 worktree); 3 the reply came back but its findings were missing or failed the gate.
 """
@@ -94,7 +94,7 @@ def envelope_failed(raw: str | None, spec: ParserSpec) -> bool:
 
 
 def exit_code_for(outcome: ChannelOutcome, raw: str | None, spec: ParserSpec) -> int:
-    """The spec's exit table for the channel's final outcome (after its retry)."""
+    """The exit table for the channel's final outcome (after its retry)."""
     if outcome.status == "completed":
         return 0
     if outcome.status != "failed" or outcome.reason not in ("parse_error", "gate_failed"):
@@ -124,7 +124,7 @@ def failure_lines(outcome: ChannelOutcome, code: int, timeout_s: float) -> list[
 
 
 def finish(plan: ChannelPlan, run: ScratchRun, out: Path, notice: Line, stdout: Line) -> int:
-    """Telemetry to stderr (RM-10), then the findings file (exit 0) or why not (2, 3)."""
+    """Telemetry to stderr, then the findings file (exit 0) or why not (2, 3)."""
     outcome = run.outcomes[plan.name]
     raw = run.raw.get(plan.name)
     if outcome.telemetry is not None:

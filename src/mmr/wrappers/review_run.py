@@ -1,4 +1,4 @@
-"""``review-minimax-run`` as one readable function, in the order of its spec (RM-1–RM-11).
+"""``review-minimax-run`` as one readable function, in the order the original script runs.
 
 Preflight and inputs (exit 1) → config from the base ref, the ``minimax`` (``--m3``:
 ``minimax-m3``) channel and ``ask-minimax-run`` on PATH → materialise and gate the diff in
@@ -29,7 +29,7 @@ from mmr.prompt.assemble import apply_wrapper
 from mmr.trust.trusted_files import read_project_config_at_ref
 from mmr.wrappers import fake_session
 from mmr.wrappers.review_inputs import (
-    RM2_EXCLUDES,
+    SECRET_PATH_EXCLUDES,
     Worktree,
     check_inputs,
     default_out,
@@ -48,7 +48,7 @@ Line = Callable[[str], None]
 
 @dataclass(frozen=True)
 class ReviewOptions:
-    """The command line, with the spec's defaults."""
+    """The command line, with the original script's defaults."""
 
     worktree: str
     base: str = "main"
@@ -83,7 +83,7 @@ def run(options: ReviewOptions, cwd: Path, env: Mapping[str, str], notice: Line,
     out = cwd / Path(options.out).expanduser() if options.out else default_out(tree, env)
     if out.is_dir():
         raise InputError(f"--out {out}: is a directory; name the findings file")
-    excludes = [*RM2_EXCLUDES, *(channel.diff_exclude or [])]
+    excludes = [*SECRET_PATH_EXCLUDES, *(channel.diff_exclude or [])]
     with tempfile.TemporaryDirectory(prefix="review-minimax-") as scratch_name:
         scratch = Path(scratch_name)
         inputs = materialise(tree, scratch, excludes)
@@ -98,7 +98,7 @@ def run(options: ReviewOptions, cwd: Path, env: Mapping[str, str], notice: Line,
             return 0
         if fake is not None:
             plan = with_fake_session(plan, scratch / "fake-bin", fake)
-        out.unlink(missing_ok=True)  # RM-9: no stale findings file may outlive this run
+        out.unlink(missing_ok=True)  # no stale findings file may outlive this run
         result = run_in_scratch([plan], scratch=scratch, repo_root=tree.root,
                                 on_event=progress(notice, plan))
     return finish(plan, result, out, notice, stdout)
@@ -113,7 +113,7 @@ def load_base_config(tree: Worktree, notice: Line) -> LoadedConfig:
 
 
 def prepared_channel(loaded: LoadedConfig, name: str, options: ReviewOptions) -> Channel:
-    """The channel with this run's vars, and the clean-tree assertion forced on (RM-7)."""
+    """The channel with this run's vars, and the clean-tree assertion forced on."""
     channel = loaded.channel(name)
     if channel is None:  # check_dispatchable has already rejected this
         raise ConfigError(f'Channel "{name}" not found in config')
@@ -137,7 +137,7 @@ def profile_criteria(config: MmrConfig, profile: str | None) -> tuple[str, ...]:
 
 
 def fake_inputs(env: Mapping[str, str], cwd: Path) -> tuple[Path, Path | None] | None:
-    """RM-11: the canned envelope (and findings) files, checked to exist; None when unset."""
+    """The canned envelope (and findings) files, checked to exist; None when unset."""
     envelope = env.get(fake_session.FAKE_JSON_ENV)
     if not envelope:
         return None
@@ -153,7 +153,7 @@ def fake_inputs(env: Mapping[str, str], cwd: Path) -> tuple[Path, Path | None] |
 
 def with_fake_session(plan: ChannelPlan, bin_dir: Path,
                       fake: tuple[Path, Path | None]) -> ChannelPlan:
-    """The plan with ``ask-minimax-run`` replaced by the RM-11 fake (same flags).
+    """The plan with ``ask-minimax-run`` replaced by the fake session (same flags).
 
     The fake runs in the channel's neutral directory, so it gets absolute paths.
     """

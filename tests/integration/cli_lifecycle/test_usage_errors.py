@@ -1,14 +1,11 @@
-"""Usage errors (issue 18): one ``mmr: error:`` line naming the argument as typed, a
+"""Usage errors: one ``mmr: error:`` line naming the argument as typed, a
 did-you-mean when one is close, then ``Try 'mmr <command> --help'``; exit 1, no help dump.
 
-Every command of the command table is checked, through the installed entry point, on both
-routes: the typer-free fast path (review, results, reconcile) and the typer route.
+Every command of the command table is checked, through the entry point.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -69,7 +66,6 @@ def test_every_command_names_a_surplus_positional(run_mmr: RunMmr, tmp_path: Pat
 
 
 @pytest.mark.parametrize(("argv", "path", "message"), [
-    # the fast path (no typer)
     (("review", "--bogus"), ("review",), "unknown option '--bogus'"),
     (("review", "--bsae", "main"), ("review",), "unknown option '--bsae'; did you mean '--base'?"),
     (("review", "--chanels", "a"), ("review",),
@@ -89,7 +85,6 @@ def test_every_command_names_a_surplus_positional(run_mmr: RunMmr, tmp_path: Pat
     (("results", "a", "b"), ("results",), "unexpected argument 'b'"),
     (("reconcile", "j"), ("reconcile",), "missing required options '--channel', '--input'"),
     (("reconcile", "j", "--channel", "a"), ("reconcile",), "missing required option '--input'"),
-    # the typer route
     (("review", "--pr", "five"), ("review",),
      "Invalid value for '--pr': Input should be a valid integer, unable to parse string as an "
      "integer"),
@@ -129,13 +124,3 @@ def test_a_bare_mmr_lists_the_commands_then_says_what_is_missing(run_mmr: RunMmr
     assert (result.code, result.out) == (1, "")
     assert result.err.startswith("Usage: mmr <command> [options]\n")
     assert result.err.endswith("\n\nmmr: error: missing command; run 'mmr --help' for usage\n")
-
-
-def test_the_fast_path_refuses_without_importing_typer(tmp_path: Path) -> None:
-    code = ("import sys\nfrom mmr.cli.main import main\n"
-            "code = main(['review', '--bogus'])\n"
-            "assert code == 1, code\nassert 'typer' not in sys.modules, 'typer imported'\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == "mmr: error: unknown option '--bogus'\nTry 'mmr review --help'\n"

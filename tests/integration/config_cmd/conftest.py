@@ -23,18 +23,16 @@ from mmr.cli.main import main
 from mmr.config.paths import user_config_path
 from mmr.config_edit import runtime_probe
 from mmr.config_edit.runtime_probe import LocalRuntime
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.cli_runner import CliResult as Run
 from tests.cli_runner import RunCli
 from tests.fakes.plugin import fake_cli  # noqa: F401  (re-exported fixture)
 
 #: Switches off the four built-ins that ship enabled, so a test sees only its own channels.
-BUILTINS_OFF = """\
-channels:
-  claude: {enabled: false}
-  codex: {enabled: false}
-  grok: {enabled: false}
-  antigravity: {enabled: false}
-"""
+#: A ``channels:`` block switching off the built-ins that ship enabled; tests append
+#: their own channels under it.
+BUILTINS_OFF = "channels:\n" + "".join(f"  {name}: {{enabled: false}}\n"
+                                       for name in ENABLED_BUILTINS)
 
 MmrRunner = Callable[..., Run]
 

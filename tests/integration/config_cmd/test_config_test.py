@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builtin_channels import BUILTIN_CHANNELS
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.config_cmd.conftest import BUILTINS_OFF, MmrRunner, write
 
@@ -48,9 +49,7 @@ def test_every_status_in_registry_order(mmr: MmrRunner, project_file: Path,
     assert run.rc == 1, run.err
     assert run.out.startswith('{\n  "claude": {\n    "installed": false,\n')
     report = json.loads(run.out)
-    assert list(report) == ["claude", "gemini", "codex", "grok", "antigravity", "opencode",
-                            "doc-conformance", "minimax", "minimax-m3", "minimax-explore",
-                            "missing", "base", "stub"]
+    assert list(report) == [*BUILTIN_CHANNELS, "missing", "base", "stub"]
     assert report["claude"] == {"installed": False, "auth": "disabled"}
     assert report["gemini"] == {"installed": False, "auth": "retired"}
     assert report["codex"] == {"installed": True, "auth": "ok"}

@@ -14,11 +14,12 @@ from mmr.config.loader import load_config
 from mmr.config.yaml_io import parse_yaml
 from mmr.config_edit import runtime_probe
 from mmr.config_edit.runtime_probe import LocalRuntime
+from tests.builtin_channels import BUILTIN_CHANNELS
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.config_cmd.conftest import MmrRunner
 
-SEEDED = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance", "minimax",
-          "minimax-m3"]
+#: The built-ins ``init`` seeds: all but the retired ones and the explore-role one.
+SEEDED = [name for name in BUILTIN_CHANNELS if name not in ("gemini", "minimax-explore")]
 RUNTIMES = ["ollama", "lms", "llama-server", "local-ai-delegate"]
 
 

@@ -13,10 +13,14 @@ from mmr.config_edit.runtime_probe import (
     ProbeResult,
     detect_runtimes,
     probe_http,
-    probe_runtime,
+    probe_program,
 )
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.config_cmd.conftest import closed_port
+
+
+def probe_runtime(command: str, args: list[str], timeout_ms: int) -> ProbeResult:
+    return anyio.run(probe_program, command, args, timeout_ms)
 
 
 def test_program_exiting_0_is_detected():

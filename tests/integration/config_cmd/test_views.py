@@ -6,6 +6,7 @@ import json
 import textwrap
 from pathlib import Path
 
+from tests.builtin_channels import BUILTIN_CHANNELS
 from tests.integration.config_cmd.conftest import MmrRunner, write
 
 HTTP_CHANNEL = """\
@@ -139,8 +140,7 @@ def test_channels_json_rows(mmr: MmrRunner, project_file: Path):
     assert run.rc == 0, run.err
     assert run.out.startswith('[\n  {\n    "name": "claude",\n')
     rows = {row["name"]: row for row in json.loads(run.out)}
-    assert list(rows)[:10] == ["claude", "gemini", "codex", "grok", "antigravity", "opencode",
-                               "doc-conformance", "minimax", "minimax-m3", "minimax-explore"]
+    assert list(rows)[:len(BUILTIN_CHANNELS)] == BUILTIN_CHANNELS
     assert list(rows["claude"]) == ["name", "enabled", "effective", "command", "parser", "source"]
     assert rows["claude"]["parser"] == "<unwrap-jsonpath>"
     assert rows["codex"] == {"name": "codex", "enabled": True, "effective": True,

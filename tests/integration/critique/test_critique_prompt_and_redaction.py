@@ -10,7 +10,7 @@ from mmr.critique.prompt import PromptParts, critique_template
 from mmr.critique.session import SessionItem, SessionRound
 from mmr.critique.synthesis import SYNTHESIS_TEMPLATE
 from mmr.resources import read_template
-from mmr.secrets.critique_redaction import redact_credentials
+from mmr.secrets.credentials import redact_credentials
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.critique.conftest import RunMmr, critique_reply, item, write_user_config
 

@@ -10,6 +10,7 @@ import pytest
 
 from mmr.config.paths import jobs_dir
 from mmr.critique.synthesis import parse_synthesis
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.fakes.plugin import FakeCli, FakeCliFactory
 from tests.integration.critique.conftest import (
     RunMmr,
@@ -19,8 +20,8 @@ from tests.integration.critique.conftest import (
     write_user_config,
 )
 
-#: Every built-in except claude, so ``claude`` stays an enabled synthesizer.
-OTHERS = ["codex", "grok", "antigravity", "opencode", "doc-conformance"]
+#: Every built-in enabled by default except claude, so ``claude`` stays an enabled synthesizer.
+OTHERS = [name for name in ENABLED_BUILTINS if name != "claude"]
 PUSH = "Move reports to a push model: a work queue fed by change data capture."
 POLL = "Keep polling but shard the tables over several cron hosts to spread the load."
 SPOF = "A single cron host is a single point of failure for all nightly reports."

@@ -131,9 +131,6 @@ def test_a_read_only_store_still_answers_results_status_and_jobs(
     [job_id] = job_ids()
     write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"}},
                       defaults={"job_retention_days": 0})  # every job is due for `prune`
-    # A results.json that is not what this mmr computes (an older version wrote it), so
-    # `results` has to write: the same bytes would be left alone, with nothing unsaved.
-    (jobs_dir() / job_id / "results.json").write_text("{}\n")
     subprocess.run(["mount", "-o", "remount,ro", str(small_home)], check=True)
 
     results = run_mmr("results", job_id, cwd=repo.root)
@@ -288,30 +285,3 @@ def test_an_interrupt_on_a_full_store_still_says_the_job_was_not_saved(
     assert os.strerror(errno.ENOSPC) in warning
     [job_id] = job_ids()
     assert_consistent(jobs_dir() / job_id)
-
-
-def test_a_read_only_store_without_a_memo_still_prints_the_verdict(
-        small_home: Path, repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> None:
-    """The results memo (issue 19) is a cache: on a read-only store it is computed and not
-    written, with the same verdict, exit code and the one results.json warning only."""
-    fake_cli("ok1", stdout={"approved": False, "findings": [BLOCKER], "summary": "bug"})
-    fake_cli("ok2", stdout=CLEAN)
-    write_user_config({"ok1": {"command": "ok1"}, "ok2": {"command": "ok2"}, **NO_COMPENSATOR},
-                      defaults=NO_COMPENSATOR_DEFAULTS)
-    first = run_mmr("review", "--sync", "--channels", "ok1,ok2", cwd=repo.root)
-    assert first.code == 2, first.err
-    [job_id] = job_ids()
-    memo = jobs_dir() / job_id / "results-memo.json"
-    assert memo.is_file()  # the review wrote it
-    memo.unlink()
-    (jobs_dir() / job_id / "results.json").write_text("{}\n")  # so results has to write it
-    subprocess.run(["mount", "-o", "remount,ro", str(small_home)], check=True)
-    results = run_mmr("results", job_id, cwd=repo.root)
-    _no_traceback(results.err)
-    assert results.code == 2
-    assert json.loads(results.out)["reconciled_findings"] == json.loads(first.out)[
-        "reconciled_findings"]
-    assert "results-memo" not in results.err
-    [warning] = results.err.splitlines()
-    assert "the job could not be saved" in warning and "results.json" in warning
-    assert not memo.exists()

@@ -192,7 +192,7 @@ def tls_files(tmp_path: Path) -> TlsFiles:
             check=True, capture_output=True, timeout=30,
         )
     except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"cannot make a test certificate with openssl: {exc}")
+        pytest.fail(f"the HTTPS tests need the openssl CLI to make a certificate: {exc}")
     return TlsFiles(cert, key)
 
 

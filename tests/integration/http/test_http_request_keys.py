@@ -13,13 +13,13 @@ import pytest
 import yaml
 
 from mmr.config.paths import user_config_path
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.cli_runner import RunMmr
 from tests.integration.git_repo_builder import GitRepo
 from tests.realcli import mockapi
 from tests.realcli.mockapi import MockApi, MockServer
 
 RECIPES = Path(__file__).resolve().parents[3] / "docs" / "recipes"
-OFF = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def repo(tmp_path: Path) -> GitRepo:
 
 
 def configure(channel: dict[str, Any], name: str = "llm") -> None:
-    doc = {"version": 1, "channels": {name: channel}, "channels_disabled": OFF,
+    doc = {"version": 1, "channels": {name: channel}, "channels_disabled": ENABLED_BUILTINS,
            "defaults": {"min_completed_channels": 1}}
     path = user_config_path()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -76,7 +76,9 @@ def test_review_returns_at_once_and_results_match_sync(
     record = json.loads((jobs_dir() / job_id / "job.json").read_text())
     assert record["worker"]["pid"] == summary["worker_pid"]
 
-    # --no-cache: the same review again would reuse the replies (and say so).
+    # --no-cache: the same review again would reuse the replies (and say so). The same
+    # replies, without the wait that showed the review returning at once.
+    _two_reviewers(fake_cli, sleep=0)
     synced = run_mmr("review", "--sync", "--no-cache", "--format", "json", cwd=repo.root)
     assert synced.code == 2
     assert comparable(later.json()) == comparable(synced.json())

@@ -15,6 +15,7 @@ from mmr.review.reconcile_input import locate_invalid_finding
 from mmr.review.run import JobPlan
 from mmr.review.worker import main as worker_main
 from mmr.review.worker_plan import WorkerPlan
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.integration.lifecycle.jobs import DIFF
 
 CONFIG = {
@@ -31,8 +32,7 @@ CONFIG = {
                 "model": "m1", "endpoint_convention": "openai-chat", "api_key_env": "API_KEY",
                 "headers": {"X-Team": "review"}},
     },
-    "channels_disabled": ["claude", "codex", "grok", "antigravity", "opencode",
-                          "doc-conformance"],
+    "channels_disabled": ENABLED_BUILTINS,
 }
 
 

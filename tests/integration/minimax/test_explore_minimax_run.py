@@ -200,7 +200,8 @@ def test_explore_req_5_failure_after_retry_exits_2(
 def test_explore_req_5_timeout_is_not_retried(
         *, branch_repo: GitRepo, fake_cli: FakeCliFactory, run_cli: RunCli, question: Path,
         tmp_path: Path) -> None:
-    fake = minimax(fake_cli, envelope(CITED), sleep=5)
+    # Well past the 0.5 s timeout; the auth check waits for it too, so no longer than that.
+    fake = minimax(fake_cli, envelope(CITED), sleep=2)
     code, _ = explore(run_cli, branch_repo.root, question, tmp_path / "a.md", "--timeout",
                       "0.5")
     assert code == 2

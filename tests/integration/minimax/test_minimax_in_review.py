@@ -9,11 +9,11 @@ import yaml
 
 from mmr.cli.main import main
 from mmr.config.paths import user_config_path
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.minimax.conftest import RunCli, envelope, minimax, sessions
 
-BUILTINS_OFF = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
 JSON_FINDING = {"severity": "P1", "location": "src/app.py:4",
                 "description": "Shell injection: src/app.py:4 passes the user name to a shell",
                 "suggestion": "call subprocess.run with an argument list"}
@@ -38,7 +38,7 @@ def configure(**defaults: Any) -> None:
         # minimax-m3 extends minimax and would inherit its `enabled: true` from this layer.
         "channels": {"alpha": json_channel("alpha-cli"), "beta": json_channel("beta-cli"),
                      "minimax": {"enabled": True}, "minimax-m3": {"enabled": False}},
-        "channels_disabled": BUILTINS_OFF,
+        "channels_disabled": ENABLED_BUILTINS,
     }
     path = user_config_path()
     path.parent.mkdir(parents=True, exist_ok=True)

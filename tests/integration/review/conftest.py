@@ -16,17 +16,16 @@ import pytest
 import yaml
 
 from mmr.config.paths import jobs_dir, user_config_path
-from mmr.review import stage_memo
-from mmr.review.stage import Stage, StageInputs
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.cli_runner import CliResult as Result
 from tests.cli_runner import RunMmr
 from tests.integration.git_repo_builder import GitRepo
 
-__all__ = ["BUILTIN_ENABLED", "CLEAN", "Result", "RunMmr", "computes", "finding", "job_ids",
+__all__ = ["BUILTIN_ENABLED", "CLEAN", "Result", "RunMmr", "finding", "job_ids",
            "reply", "repo", "write_user_config"]
 
 #: Built-in presets that are enabled by default; the tests dispatch only their fakes.
-BUILTIN_ENABLED = ["claude", "codex", "grok", "antigravity", "opencode", "doc-conformance"]
+BUILTIN_ENABLED = ENABLED_BUILTINS
 CLEAN = {"approved": True, "findings": [], "summary": "no issues"}
 
 
@@ -69,17 +68,3 @@ def repo(tmp_path: Path) -> GitRepo:
     repo = GitRepo.create(tmp_path / "repo", {"src/app.py": "def f(n):\n    return n\n"})
     repo.write({"src/app.py": "def f(n):\n    for i in range(n + 1):\n        print(i)\n"})
     return repo
-
-
-@pytest.fixture
-def computes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The job ids the stage was computed for (not loaded from a memo), in order."""
-    calls: list[str] = []
-    real = stage_memo.compute_stage
-
-    def counted(inputs: StageInputs) -> Stage:
-        calls.append(inputs.job.job_id)
-        return real(inputs)
-
-    monkeypatch.setattr(stage_memo, "compute_stage", counted)
-    return calls

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mmr.config.paths import mmr_home
+from mmr.errors import StoreReadError
 from mmr.models import ReconciledFinding
 from mmr.review.channel_results import cut_log
 from mmr.review.results import job_results, save_results, total_elapsed
@@ -156,12 +162,11 @@ def test_acks_that_fail_mean_no_acks(store: JobStore) -> None:
 
 
 def test_the_jobs_own_acks_are_applied_by_default(store: JobStore, tmp_path: Path) -> None:
-    from mmr.config.paths import user_acks_dir
-
     job = make_job(store, {"a": done(1000, review(p1()))})
     key = job_results(store, job, apply_acks=no_acks).reconciled_findings[0].finding_key
-    user_acks_dir().mkdir(parents=True)
-    (user_acks_dir() / f"{key}.json").write_text(json.dumps({
+    acks = mmr_home() / "acks"
+    acks.mkdir(parents=True)
+    (acks / f"{key}.json").write_text(json.dumps({
         "finding_key": key, "normalized_location": "src/a.py:1", "description_shingle": [],
         "created_at": T0, "reason": "accepted risk"}))
     results = job_results(store, job)
@@ -185,3 +190,38 @@ def test_results_json_holds_the_json_form(store: JobStore) -> None:
     saved = json.loads((store.root / job / "results.json").read_text())
     assert saved["trust_mode"] == "non-git"
     assert saved["verdict"] == "pass"
+
+
+@contextlib.contextmanager
+def _no_hang() -> Iterator[None]:
+    """Fail instead of hanging when a read blocks on a FIFO (the bug this guards)."""
+    def fail(signum: int, frame: object) -> None:
+        raise AssertionError("blocked on a FIFO")
+
+    previous = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(20)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_fifo_in_place_of_results_json_is_replaced(store: JobStore) -> None:
+    job = make_job(store, {"a": done(1000, review(p1()))})
+    results = store.paths(job).results
+    os.mkfifo(results)
+    with _no_hang():
+        store.write_results_text(job, '{"verdict": "blocked"}\n')
+    assert results.is_file() and results.read_text() == '{"verdict": "blocked"}\n'
+
+
+def test_a_fifo_in_place_of_a_channel_log_is_a_read_error_not_a_hang(store: JobStore) -> None:
+    job = make_job(store, {"a": {"status": "failed", "log": "crashed"}})
+    log = store.paths(job).channels_dir / "a.log"
+    log.unlink()
+    os.mkfifo(log)
+    with _no_hang(), pytest.raises(StoreReadError) as raised:
+        job_results(store, job, apply_acks=no_acks)
+    assert str(raised.value).startswith(f"cannot read {log}: not a regular file.")
+    assert "remove that path" in str(raised.value)

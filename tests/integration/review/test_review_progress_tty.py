@@ -17,14 +17,13 @@ import sysconfig
 import time
 from pathlib import Path
 
+import pyte
 import pytest
 
 from tests.cli_runner import RunMmr
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.review.conftest import CLEAN, write_user_config
-
-pyte = pytest.importorskip("pyte")
 
 WAITING = re.compile(r"still waiting on: rev1 \((\d+)s\)")
 

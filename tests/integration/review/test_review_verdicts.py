@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.builtin_channels import ENABLED_BUILTINS
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.review.conftest import CLEAN, RunMmr, finding, reply, write_user_config
@@ -29,8 +30,7 @@ def test_degraded_pass_exits_0(repo: GitRepo, fake_cli: FakeCliFactory,
         {"rev1": {"command": "rev1"}, "rev2": {"command": "rev2"},
          "broken": {"command": "broken"}, "comp": {"command": "no-such-compensator"}},
         defaults={"compensator": {"channel": "comp"}},
-        channels_disabled=["claude", "codex", "grok", "antigravity", "opencode",
-                           "doc-conformance", "comp"],
+        channels_disabled=[*ENABLED_BUILTINS, "comp"],
     )
     result = run_mmr("review", "--sync", cwd=repo.root)
     doc = result.json()

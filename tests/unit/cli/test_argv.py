@@ -1,4 +1,4 @@
-"""The reference's option grammar as a pure function (spec ch. 05 §1.2 rules 2 and 4)."""
+"""MMR 4.0.1's option grammar as a pure function (mmr.cli.argv)."""
 
 from __future__ import annotations
 

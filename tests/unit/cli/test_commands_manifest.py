@@ -1,4 +1,4 @@
-"""``mmr commands`` (spec ch. 05 §7): the manifest matches the commands really registered.
+"""``mmr commands``: the manifest matches the commands really registered.
 
 The drift test walks the real command tree: every registered command and sub-command must
 have a manifest entry and answer ``--help``; every entry's example must parse against the
@@ -97,8 +97,6 @@ def test_every_registered_command_answers_help_and_is_in_the_manifest(capsys, pa
 def test_each_example_parses_against_the_real_command(capsys, entry):
     tokens = shlex.split(entry.example)[1:]
     top = entry.command.split()[0]
-    if top not in ROOT.commands:
-        pytest.skip(f"`mmr {top}` is not registered yet")
     resolved = resolve(ROOT, tokens)
     assert resolved.names and resolved.names[0] == top
     leaf = resolved.path[-1][1]

@@ -1,4 +1,4 @@
-"""Global CLI behaviour (spec ch. 05 §1.2), on a throwaway app with spec-shaped commands."""
+"""Global CLI behaviour, on a throwaway app with commands shaped like mmr's."""
 
 from __future__ import annotations
 
@@ -146,6 +146,14 @@ def test_camel_case_spelling(capsys):
 def test_command_return_value_is_the_exit_code(capsys):
     assert parsed(capsys, "review", "--sync")[0] == 3
     assert cli(capsys, "boom", "--kind", "exit")[0] == 4
+
+
+@pytest.mark.parametrize(("kind", "expected"), [
+    ("interrupt", (130, "", "")),
+    ("eof", (1, "", "\nmmr: error: aborted\n")),  # Click ends the prompt's line first
+])
+def test_ctrl_c_and_end_of_input_in_a_command(capsys, kind, expected):
+    assert cli(capsys, "boom", "--kind", kind) == expected
 
 
 def test_errors_that_are_not_usage_errors_reach_the_boundary(capsys):

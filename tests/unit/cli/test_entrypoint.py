@@ -14,7 +14,7 @@ from mmr import __version__
 from mmr.cli.app import COMMAND_ORDER, add_command, app, new_root_app
 from mmr.cli.groups import command_group
 
-HEAVY = ("pydantic", "structlog", "anyio", "httpx", "rich")
+HEAVY = ("pydantic", "yaml", "ruamel", "structlog", "anyio", "httpx", "rich")
 
 
 def mmr_command() -> list[str]:
@@ -67,9 +67,13 @@ def test_importing_the_cli_loads_no_heavy_module():
     assert _loaded_heavy_modules("import mmr.cli.app, mmr.cli.output, mmr.cli.errors") == []
 
 
-def test_root_help_loads_no_heavy_module():
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["review", "--help"],
+                                  ["config", "set", "--help"],
+                                  ["ack", "prune", "--dry-run", "--help"]])
+def test_help_and_version_load_no_heavy_module(args):
+    # The commands import the core they run inside their functions (mmr.cli.app, "Imports").
     code = ("import io, contextlib\nfrom mmr.cli.main import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()): main(['--help'])")
+            f"with contextlib.redirect_stdout(io.StringIO()): assert main({args!r}) == 0")
     assert _loaded_heavy_modules(code) == []
 
 

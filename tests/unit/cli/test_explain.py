@@ -1,4 +1,4 @@
-"""``mmr explain [topic]`` (spec ch. 05 §8)."""
+"""``mmr explain [topic]``."""
 
 from __future__ import annotations
 

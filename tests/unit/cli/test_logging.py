@@ -1,4 +1,4 @@
-"""stdout carries the report only: structured logs go to stderr (spec ch. 05 §10)."""
+"""stdout carries the report only: structured logs go to stderr."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A throwaway mmr app for testing the CLI machinery: commands shaped like the spec's.
+"""A throwaway mmr app for testing the CLI machinery: commands shaped like mmr's.
 
 Each command prints the values it received as JSON, so a test can see what parsing made of
 a command line. Run as a script (``python toy_app.py ARGS``) it goes through the same
@@ -96,6 +96,8 @@ def boom(kind: Annotated[str, typer.Option("--kind")] = "value") -> int:
     """Fail in an unexpected way (toy)."""
     if kind == "interrupt":
         raise KeyboardInterrupt
+    if kind == "eof":
+        raise EOFError
     if kind == "exit":
         raise typer.Exit(4)
     raise ValueError("something internal broke")

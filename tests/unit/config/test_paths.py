@@ -16,7 +16,6 @@ def test_mmr_home_follows_the_environment(tmp_path: Path, monkeypatch: pytest.Mo
     assert paths.user_config_path() == tmp_path / "state" / "config.yaml"
     assert paths.jobs_dir() == tmp_path / "state" / "jobs"
     assert paths.sessions_dir() == tmp_path / "state" / "sessions"
-    assert paths.user_acks_dir() == tmp_path / "state" / "acks"
 
 
 @pytest.mark.parametrize("value", [None, ""])
@@ -40,12 +39,13 @@ def test_project_root_is_the_git_top_level_from_a_subdirectory(tmp_path: Path) -
     assert paths.project_config_path(paths.find_project_root(sub)).name == ".mmr.yaml"
 
 
-def test_project_root_outside_git_is_the_directory_itself(tmp_path: Path) -> None:
+def test_project_root_outside_git_is_the_directory_itself(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = tmp_path / "plain" / "deeper"
     plain.mkdir(parents=True)
-    # Guard: tmp dirs must not live inside a repository for this test to mean anything.
+    # git looks no higher than tmp_path, wherever the temporary directory lives.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     probe = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=plain,
                            capture_output=True, check=False)
-    if probe.returncode == 0:
-        pytest.skip("the temporary directory is inside a git work tree")
+    assert probe.returncode != 0, probe.stdout
     assert paths.find_project_root(plain) == plain.absolute()

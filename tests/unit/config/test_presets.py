@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from mmr.config.defaults import BUILTIN_CHANNEL_ORDER, CLAUDE_RESULT_PARSER, builtin_layer
 from mmr.config.schema import MmrConfig, SubprocessChannel
 from mmr.config.unknown_keys import find_unknown_keys
@@ -17,6 +15,7 @@ from mmr.parsers.specs import (
     UnwrapJsonpathSpec,
 )
 from mmr.resources import channels_dir
+from mmr.secrets.redact import contains_inline_secret
 from tests.unit.config.conftest import Loader
 
 REPO = Path(__file__).resolve().parents[3]
@@ -90,11 +89,10 @@ def test_antigravity_and_opencode_keep_the_real_home(load: Loader) -> None:
 
 
 def test_builtin_auth_strings_hold_no_inline_secret(load: Loader) -> None:
-    redact = pytest.importorskip("mmr.secrets.redact")
     for name, channel in _channels(load).items():
         if channel.auth is not None:
-            assert not redact.contains_inline_secret(channel.auth.check), name
-            assert not redact.contains_inline_secret(channel.auth.recovery), name
+            assert not contains_inline_secret(channel.auth.check), name
+            assert not contains_inline_secret(channel.auth.recovery), name
 
 
 def test_minimax_review_preset(load: Loader) -> None:

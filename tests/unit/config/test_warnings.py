@@ -12,8 +12,6 @@ from mmr.config.loaded import WorkingTree, print_warning
 from mmr.config.loader import load_config
 from tests.unit.config.conftest import Loader
 
-pytest.importorskip("mmr.secrets.redact")
-
 
 def test_secret_header_names_warn_once_per_load(load: Loader, warnings: list[str]) -> None:
     load(project="""\

@@ -1,4 +1,4 @@
-"""The dispatch's signal watch leaves the handlers it found (issue 19's early start)."""
+"""The dispatch's signal watch leaves the handlers it found."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ def _mine(signum: int, frame: FrameType | None) -> None:  # pragma: no cover - n
 
 
 def test_the_handlers_before_the_watch_are_back_after_it() -> None:
-    """asyncio put SIG_DFL back when its receiver closed: the early start's SIGTERM handler
-    (kill the waiting children) was gone after the auth gate, so a SIGTERM between the
-    gate and the dispatch left the children running."""
+    """asyncio puts SIG_DFL back when its receiver closes; a handler the caller had
+    installed before the dispatch must still be there after it."""
     before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGTERM, _mine)
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mmr.formatters import render
+from mmr.formatters import RENDERERS, render
 from mmr.vocabulary import FORMATS
 
 from .samples import SAMPLES
@@ -36,3 +36,8 @@ def test_render_matches_golden(stem, fmt):
 def test_unknown_format_is_refused():
     with pytest.raises(ValueError, match="unknown output format 'xml'"):
         render(SAMPLES["results-pass"](), "xml")  # type: ignore[arg-type]
+
+
+def test_every_format_has_one_renderer_in_the_declared_order():
+    assert tuple(RENDERERS) == FORMATS
+    assert FORMATS == ("json", "text", "markdown", "sarif", "github", "rdjsonl")

@@ -40,9 +40,6 @@ def assert_matches(result: ParsedOutput | ParseFailure, block: dict[str, Any]) -
         assert block["error_contains"] in result.error
         if "error_description" in block:
             assert result.description == block["error_description"]
-            reference_form = result.as_reference_output()
-            assert len(reference_form.findings) == block["findings_count"]
-            assert reference_form.approved is block["approved"]
         return
     assert isinstance(result, ParsedOutput), result
     assert result.approved is block["approved"]

@@ -10,8 +10,7 @@ import pytest
 
 from mmr.models import ParsedOutput, ParseFailure
 from mmr.parsers import parse_channel_output
-from mmr.parsers.citations import find_citation
-from mmr.probes import is_file_under
+from mmr.parsers.citations import find_citation, path_exists_under
 
 MD: dict[str, Any] = {"kind": "markdown-findings"}
 NO_GATE: dict[str, Any] = {"kind": "markdown-findings", "gate": {"require_existing_path": False}}
@@ -139,9 +138,9 @@ def test_symlink_out_of_the_root_does_not_count(
     outside = tmp_path_factory.mktemp("outside") / "secret.py"
     outside.write_text("")
     (repo / "link.py").symlink_to(outside)
-    assert not is_file_under(repo, "link.py")
-    assert is_file_under(repo, "src/../src/db.py")
-    assert not is_file_under(repo, "src")  # a directory is not a file
+    assert not path_exists_under(repo, "link.py")
+    assert path_exists_under(repo, "src/../src/db.py")
+    assert not path_exists_under(repo, "src")  # a directory is not a file
 
 
 def test_custom_severity_map_and_crlf(repo: Path) -> None:

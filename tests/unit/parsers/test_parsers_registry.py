@@ -18,8 +18,8 @@ from mmr.parsers import (
 from mmr.parsers.registry import _REGISTRY
 
 
-def test_builtins_are_registered() -> None:
-    assert {"default", "default-last", "gemini", "doc-conformance"} <= set(registered_names())
+def test_builtins_are_registered_in_the_documented_order() -> None:
+    assert registered_names() == ("default", "default-last", "gemini", "doc-conformance")
     assert not is_registered("claude")
 
 

@@ -75,7 +75,6 @@ def test_null_or_number_payload(payload: Any) -> None:
 def test_envelope_that_is_not_json() -> None:
     failure = failed("just prose", spec(wrap="$.text"))
     assert failure.error == "No JSON object or array found in output"
-    assert failure.as_reference_output().findings[0].location == "output-parser"
 
 
 def test_e21_prose_array_becomes_the_envelope_q8() -> None:

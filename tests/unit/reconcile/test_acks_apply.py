@@ -13,7 +13,7 @@ from mmr.acks.apply import AckPolicy, ScopeIndex, apply_acks, lookup
 from mmr.acks.record import AckRecord, AckScope
 from mmr.acks.seen import read_last_seen
 from mmr.acks.store import AckStore, ScopeContents
-from mmr.models import ReconciledFinding, TrustMode
+from mmr.models import ReconciledFinding
 from mmr.store.records import ReviewControls
 
 from .ack_helpers import ack_for, reconciled
@@ -191,22 +191,6 @@ def test_base_ref_mode_reads_only_committed_acks(store: AckStore) -> None:
     for ref in ("evil:../x", "--output=/tmp/x", "does-not-exist"):
         out = _apply([committed], store, AckPolicy.from_source("base-ref", ref))
         assert out[0].acknowledged is None
-
-
-@pytest.mark.parametrize(("mode", "trust", "accept", "expected"), [
-    ("base-ref", False, False, AckPolicy("base-ref", "origin/main")),
-    ("base-ref", True, False, AckPolicy("working-tree")),
-    ("base-ref", False, True, AckPolicy("working-tree")),
-    ("untrusted-head", False, False, AckPolicy("none")),
-    ("untrusted-head", True, False, AckPolicy("working-tree")),
-    ("untrusted-head", False, True, AckPolicy("working-tree")),
-    ("non-git", False, False, AckPolicy("none")),
-    ("non-git", True, False, AckPolicy("working-tree")),
-])
-def test_policy_per_trust_mode(mode: TrustMode, trust: bool, accept: bool,
-                               expected: AckPolicy) -> None:
-    assert AckPolicy.for_review(mode, "origin/main", trust_project_acks=trust,
-                                accept_new_acks=accept) == expected
 
 
 def test_policy_from_review_controls() -> None:

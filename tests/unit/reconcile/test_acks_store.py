@@ -16,7 +16,7 @@ from mmr.acks.record import (
     new_ack_record,
 )
 from mmr.acks.store import PROJECT_DISABLED, AckStore, AckStoreError
-from mmr.config.paths import mmr_home, user_acks_dir
+from mmr.config.paths import mmr_home
 
 from .ack_helpers import CREATED, ack_for, reconciled
 
@@ -244,7 +244,7 @@ def test_user_acks_follow_mmr_home(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("MMR_HOME", str(tmp_path / "state"))
     store = AckStore(user_root=mmr_home())
     path = store.add(AckRecord.model_validate(_record()), "user")
-    assert path.parent == user_acks_dir() == tmp_path / "state" / "acks"
+    assert path.parent == tmp_path / "state" / "acks"
 
 
 def test_new_ack_record_normalises_the_location() -> None:

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mmr.models import Finding
-from mmr.reconcile.diff_filter import filter_to_diff, names_touched_path, touched_paths
+from mmr.reconcile.diff_filter import names_touched_path, touched_paths
 
 
 def _git(root: Path, *args: str) -> str:
@@ -90,17 +89,3 @@ def test_blank_or_headerless_diff_touches_nothing() -> None:
 ])
 def test_location_matching(location: str, kept: bool) -> None:
     assert names_touched_path(location, {"x.ts", "src/deep.ts"}) is kept
-
-
-def test_filter_keeps_findings_in_order_and_unchanged() -> None:
-    findings = [Finding(severity="P1", location=loc, description="d", suggestion="")
-                for loc in ("./x.ts:1", "y.ts:2", "x.ts (line 4)")]
-    kept = filter_to_diff(findings, frozenset({"x.ts"}))
-    assert kept == [findings[0], findings[2]]
-    assert kept[0].location == "./x.ts:1"  # the location itself is not rewritten here
-
-
-def test_without_a_diff_nothing_is_dropped() -> None:
-    findings = [Finding(severity="P1", location="anything", description="d", suggestion="")]
-    assert filter_to_diff(findings, None) == findings
-    assert filter_to_diff(findings, frozenset()) == findings

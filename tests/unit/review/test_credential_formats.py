@@ -11,8 +11,8 @@ from mmr.secrets.credentials import (
     has_refusable_credentials,
     redact_diff,
     scan_diff,
-    secret_findings,
 )
+from mmr.secrets.findings import secret_findings
 from mmr.secrets.reply_redaction import redact_channel_result, redact_finding, redact_findings
 from tests.secrets_corpus import FAMILIES, build_corpus, corpus_diff
 from tests.unit.review.test_credentials import one_file_diff

@@ -14,8 +14,8 @@ from mmr.secrets.credentials import (
     redact_diff,
     redaction_warning,
     scan_diff,
-    secret_findings,
 )
+from mmr.secrets.findings import secret_findings
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 GHO = "gho_" + "a" * 36
@@ -388,3 +388,13 @@ def test_planted_secrets_never_survive(case: tuple[str, list[str]]) -> None:
     assert redacted.count("\n") == diff.count("\n")
     assert redacted.splitlines()[:3] == diff.splitlines()[:3]  # headers untouched
     assert scan_diff(redacted) == []
+
+
+def test_a_credential_after_a_key_blocks_end_marker_is_redacted() -> None:
+    """Found by the property test: text after END on the same line was left as it was."""
+    token = "ghp_" + "a" * 36
+    diff = ("+-----BEGIN RSA PRIVATE KEY-----\n+MIIEpAIBAAKCAQEA\n"
+            f"+-----END RSA PRIVATE KEY-----{token}\n")
+    redacted, hits = redact_diff(diff)
+    assert token not in redacted
+    assert [hit.kind for hit in hits] == ["private-key", "github-token"]

@@ -17,8 +17,6 @@ from mmr.secrets.redact import (
     is_secret_key,
     redact_channel,
     redact_channel_show,
-    redact_command,
-    redact_config_view,
     redact_inherited_value,
     redact_list,
     redact_mapping,
@@ -144,10 +142,6 @@ class TestCommandStrings:
         recovery = "curl -H 'Authorization: Bearer sk-secret-123' https://api.example/v1"
         assert "sk-secret-123" not in redact_text(recovery)
 
-    @pytest.mark.parametrize("value", [None, 5, ["--token", "x"], {"token": "x"}])
-    def test_non_strings_pass_through(self, value: object) -> None:
-        assert redact_command(value) is value
-
     def test_quoted_header_pair_is_tested_recursively(self) -> None:
         assert contains_inline_secret('curl --header "X-Api-Key: abc" https://x')
         assert not contains_inline_secret('curl --header "X-Trace: 1" https://x')
@@ -239,28 +233,6 @@ class TestRedactChannel:
     def test_pair_with_secret_head_redacts_rest_too(self) -> None:
         assert redact_list([["TOKEN", "x", "API_KEY", "y"]]) == [
             ["TOKEN", REDACTED, "API_KEY", REDACTED]]
-
-
-class TestRedactConfigView:
-    def test_deep_redaction_keeps_channel_api_key_env(self) -> None:
-        view = redact_config_view({"channels": {"http": {
-            "headers": {"Authorization": "Bearer sk-live"}, "api_key_env": "OPENAI_API_KEY"}}})
-        assert view == {"channels": {"http": {
-            "headers": {"Authorization": REDACTED}, "api_key_env": "OPENAI_API_KEY"}}}
-
-    def test_no_redact_returns_the_same_object(self) -> None:
-        data = {"headers": {"Authorization": "Bearer sk-live"}}
-        assert redact_config_view(data, no_redact=True) is data
-
-    def test_key_value_token_arrays(self) -> None:
-        assert redact_config_view(["Authorization", "Bearer sk-live"]) == [
-            "Authorization", REDACTED]
-
-    def test_top_level_secret_keys_and_scalars(self) -> None:
-        data = {"version": 1, "token": "abc", "defaults": {"timeout": 300}}
-        assert redact_config_view(data) == {
-            "version": 1, "token": REDACTED, "defaults": {"timeout": 300}}
-        assert redact_config_view("plain") == "plain"
 
 
 class TestConfigShowView:

@@ -34,7 +34,6 @@ def test_only_job_json_and_results_json_are_fsynced(tmp_path: Path, fsynced: lis
     store.write_diff(job_id, "diff")
     store.write_channel_output(job_id, "a", "{}")
     store.write_log(job_id, "a", "log")
-    store.append_log(job_id, "a", "more")
     store.write_pid(job_id, "a", 123)
     store.update_channel(job_id, "a", status="completed")
     assert fsynced == []
@@ -42,24 +41,6 @@ def test_only_job_json_and_results_json_are_fsynced(tmp_path: Path, fsynced: lis
     assert [n for n in fsynced if n.startswith(".results.json.")]
     assert store.read_channel_output(job_id, "a") == "{}"
     assert store.load(job_id).channels["a"].status == "completed"
-
-
-def test_results_json_with_the_same_bytes_is_not_rewritten(tmp_path: Path,
-                                                           fsynced: list[str]) -> None:
-    store = JobStore(tmp_path / "jobs")
-    job_id = store.create_job(["a"], fix_threshold="P2", format="json",
-                              min_completed_channels=1).job_id
-    results = store.existing(job_id).results
-    store.write_results_text(job_id, '{"verdict": "pass"}\n')
-    first = results.stat().st_ino
-    fsynced.clear()
-
-    store.write_results_text(job_id, '{"verdict": "pass"}\n')  # a repeated `mmr results`
-    assert fsynced == [] and results.stat().st_ino == first
-
-    store.write_results_text(job_id, '{"verdict": "blocked"}\n')
-    assert results.read_text() == '{"verdict": "blocked"}\n'
-    assert results.stat().st_ino != first and fsynced
 
 
 def test_results_json_behind_a_symlink_is_replaced_not_followed(tmp_path: Path) -> None:

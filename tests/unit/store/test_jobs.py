@@ -242,8 +242,6 @@ def test_a_reference_job_loads_and_keeps_unknown_fields(store: JobStore) -> None
     assert store.read_channel_output(REFERENCE_JOB_ID, "codex") == (
         '{"approved": true, "findings": []}')
     assert store.read_log(REFERENCE_JOB_ID, "gemini") == "boom\n"
-    assert store.read_pid(REFERENCE_JOB_ID, "codex") == 4242
-    assert store.read_pid(REFERENCE_JOB_ID, "compensating-gemini") is None
 
 
 def test_register_channel_keeps_every_other_field_of_job_json(store: JobStore) -> None:
@@ -309,26 +307,25 @@ def test_channel_logs_are_stored_redacted(store: JobStore) -> None:
     token = "ghp_" + "R3alLook1ngT0ken" * 2 + "abcd"
     job = _create(store)
     store.write_log(job.job_id, "claude", f"Channel failed: invalid key {token}")
-    store.append_log(job.job_id, "claude", f"retry with {token}")
     log = (store.root / job.job_id / "channels" / "claude.log").read_text()
     assert token not in log
-    assert log.startswith("Channel failed: invalid key ") and "retry with " in log
+    assert log.startswith("Channel failed: invalid key ")
 
 
 def test_logs_pids_prompts_and_clearing_an_attempt(store: JobStore) -> None:
     job = _create(store)
     store.write_log(job.job_id, "codex", "first")
-    store.append_log(job.job_id, "codex", "second")
-    assert store.read_log(job.job_id, "codex") == "first\nsecond\n"
+    assert store.read_log(job.job_id, "codex") == "first"
     store.write_pid(job.job_id, "codex", 777)
-    assert (store.root / job.job_id / "channels" / "codex.pid").read_text() == "777"
+    pid_file = store.root / job.job_id / "channels" / "codex.pid"
+    assert pid_file.read_text() == "777"
     store.write_channel_output(job.job_id, "codex", "out")
     path = store.write_channel_prompt(job.job_id, "codex", "the prompt\n")
-    assert path == store.prompt_path(job.job_id, "codex")
-    assert path.name == "codex.prompt.txt" and path.read_text() == "the prompt\n"
+    assert path == store.root / job.job_id / "channels" / "codex.prompt.txt"
+    assert path.read_text() == "the prompt\n"
     store.clear_attempt(job.job_id, "codex")
     assert store.read_log(job.job_id, "codex") is None
-    assert store.read_pid(job.job_id, "codex") is None
+    assert not pid_file.exists()
     assert store.read_channel_output(job.job_id, "codex") is None
     assert path.exists()  # the prompt file is kept after the run
 
@@ -339,8 +336,8 @@ def test_prompt_diff_and_results(store: JobStore) -> None:
     store.write_diff(job.job_id, "diff --git a/x b/x\n")
     store.write_results(job.job_id, {"verdict": "pass", "summary": "Review passed"})
     job_dir = store.root / job.job_id
-    assert store.read_prompt(job.job_id) == "base prompt"
-    assert store.diff_path(job.job_id) == job_dir / "diff.patch"
+    assert (job_dir / "prompt.txt").read_text() == "base prompt"
+    assert (job_dir / "diff.patch").read_text() == "diff --git a/x b/x\n"
     assert store.read_diff(job.job_id) == "diff --git a/x b/x\n"
     assert json.loads((job_dir / "results.json").read_text())["verdict"] == "pass"
     assert store.worker_log_path(job.job_id) == job_dir / "worker.log"

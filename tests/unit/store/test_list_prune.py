@@ -58,6 +58,16 @@ def test_prune_deletes_only_jobs_older_than_the_retention(store: JobStore) -> No
     assert sorted(p.name for p in store.root.iterdir()) == sorted([edge, fresh])
 
 
+def test_prune_removes_a_job_dir_with_a_results_memo_left_by_an_older_mmr(
+        store: JobStore) -> None:
+    """An earlier mmr kept ``results-memo.json`` in each job directory; prune removes it
+    with the rest of the directory."""
+    old = _job_at(store, NOW - timedelta(days=8))
+    (store.root / old / "results-memo.json").write_text('{"format":1,"key":"0"}')
+    assert store.prune(7, NOW) == [old]
+    assert not (store.root / old).exists()
+
+
 def test_fractional_retention_and_zero(store: JobStore) -> None:
     twelve_hours = _job_at(store, NOW - timedelta(hours=12))
     assert store.prune(1, NOW) == []

@@ -11,7 +11,6 @@ from mmr.store.rounds import (
     check_round,
     check_round_budget,
     effective_max_rounds,
-    max_rounds_exceeded_summary,
 )
 
 
@@ -47,13 +46,13 @@ def test_configured_default_applies_with_a_session_too() -> None:
 
 def test_round_six_with_a_session_and_default_cap() -> None:
     budget = check_round_budget("s1", 6, None, None)
-    assert max_rounds_exceeded_summary(budget) == (
-        'max_rounds_exceeded: session="s1" round=6 > max_rounds=5')
+    assert budget.exceeded
+    assert budget.summary == 'max_rounds_exceeded: session="s1" round=6 > max_rounds=5'
 
 
 def test_the_boundary_is_inclusive() -> None:
     assert not check_round_budget("s1", 5, None, None).exceeded
-    assert max_rounds_exceeded_summary(check_round_budget("s1", 5, 5, 2)) is None
+    assert not check_round_budget("s1", 5, 5, 2).exceeded
 
 
 def test_no_session_and_no_round() -> None:
