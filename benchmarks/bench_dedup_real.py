@@ -39,18 +39,11 @@ from functools import partial
 from pathlib import Path
 
 from bench_reconcile import _issue, _measure, _report
-from calibrated_grouping import (
-    LINKAGES,
-    THRESHOLD,
-    WINDOW,
-    group_calibrated,
-    reconcile_calibrated,
-    similarity,
-)
 from rapidfuzz import fuzz
 
 from mmr.models import Finding
 from mmr.reconcile.attributed import Attributed, attribute
+from mmr.reconcile.calibrated import LINKAGES, THRESHOLD, WINDOW, group_calibrated, similarity
 from mmr.reconcile.grouping import Group, Grouper
 from mmr.reconcile.normalize import normalize_description
 from mmr.reconcile.reconciler import reconcile
@@ -376,16 +369,30 @@ def _spread(total: int, channels: int, files: Sequence[str], seed: int,
     return out
 
 
+def _unrelated_on_one_line(total: int, channels: int, seed: int) -> dict[str, list[Finding]]:
+    """Adversarial: ``total`` findings of 9 random words each, all at one line."""
+    rng = random.Random(seed)
+    vocabulary = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=7)) for _ in range(2_000)]
+    return {f"channel{c}": [Finding(severity="P2", location="src/a.py:1",
+                                    description=" ".join(rng.sample(vocabulary, 9)),
+                                    suggestion="") for _ in range(total // channels)]
+            for c in range(channels)}
+
+
 def timing(runs: int, seed: int) -> None:
     cases = (("500 findings x 8 channels, 100 files",
               _spread(4_000, 8, [f"src/pkg{i % 17}/module_{i}.py" for i in range(100)], seed)),
              ("4,000 findings on one file (8 channels)",
-              _spread(4_000, 8, ["src/big_module.py"], seed)))
-    print(f"\nreconcile time, median of {runs} runs (today | calibrated | ratio):")
+              _spread(4_000, 8, ["src/big_module.py"], seed)),
+             ("4,000 unrelated findings on one line (adversarial)",
+              _unrelated_on_one_line(4_000, 8, seed)))
+    print(f"\nreconcile time, median of {runs} runs (reference | calibrated | ratio):")
     for name, data in cases:
-        today = _measure(partial(reconcile, data), runs)[0]
-        mine = _measure(partial(reconcile_calibrated, data), runs)[0]
-        groups = (len(reconcile(data)), len(reconcile_calibrated(data)))
+        reference = partial(reconcile, data, rule="reference")
+        calibrated = partial(reconcile, data, rule="calibrated")
+        today = _measure(reference, runs)[0]
+        mine = _measure(calibrated, runs)[0]
+        groups = (len(reference()), len(calibrated()))
         print(f"  {name:<42} {today:.3f} s | {mine:.3f} s | {mine / today:.2f}x  "
               f"(groups {groups[0]} | {groups[1]})")
 

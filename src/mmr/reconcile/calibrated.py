@@ -1,10 +1,10 @@
-"""Prototype of the calibrated grouping rule (to move into ``mmr.reconcile`` later).
+"""The calibrated grouping rule (``defaults.reconcile: calibrated``, the default).
 
 Real reviewers describe one defect in their own words and place it a few lines apart (the
 line of the call, of the condition, of the assignment). The reference's rule (same
 normalised location, description-shingle Jaccard >= 0.7) merges almost none of those
-(``bench_dedup_real.py`` measures it on real reviews). This rule, calibrated on those
-reviews:
+(``benchmarks/bench_dedup_real.py`` measures it on real reviews). This rule, calibrated
+on those reviews:
 
 1. **Exact key** first, as the reference does: findings with one ``finding_key`` (same
    file, description, suggestion and category) are one finding wherever they sit.
@@ -36,19 +36,16 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from statistics import fmean
 
-from mmr.models import Finding, ReconciledFinding
-from mmr.reconcile.attributed import Attributed, attribute
+from mmr.reconcile.attributed import Attributed
 from mmr.reconcile.collation import collate_key
 from mmr.reconcile.grouping import SCAN_LIMIT, Group
 from mmr.reconcile.prefix_index import PrefixIndex
-from mmr.reconcile.reconciler import _collector_paused, _merge
 from mmr.reconcile.wording import content_words
-from mmr.vocabulary import SEVERITY_ORDER
 
 #: Lines two findings' ranges may be apart and still describe one defect.
 WINDOW = 10
@@ -369,20 +366,3 @@ def group_calibrated(findings: Sequence[Attributed], *, window: int = WINDOW,
         groups.append(group)
     return groups
 
-
-def reconcile_calibrated(channel_findings: Mapping[str, Sequence[Finding]],
-                         identities: Mapping[str, str] | None = None,
-                         ) -> list[ReconciledFinding]:
-    """``mmr.reconcile.reconciler.reconcile`` with the calibrated grouping (for timing).
-
-    Merging, ordering and numbering are today's.
-    """
-    with _collector_paused():
-        groups = group_calibrated(attribute(channel_findings))
-        merged = [_merge(g, identities or {}) for g in groups]
-        del groups
-    merged.sort(key=lambda r: (SEVERITY_ORDER[r.severity], r.finding_key, collate_key(r.location)))
-    for position, finding in enumerate(merged, 1):
-        if finding.id is None:
-            finding.generated_id = f"F-{position:03d}"
-    return merged

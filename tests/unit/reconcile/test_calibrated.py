@@ -1,38 +1,18 @@
-"""The calibrated grouping prototype (benchmarks/calibrated_grouping.py): each merge and
-non-merge case the calibration study relies on.
-
-The prototype lives under benchmarks/ until it replaces the grouping in
-``mmr.reconcile``; it is loaded from there by path.
-"""
+"""The calibrated grouping rule (:mod:`mmr.reconcile.calibrated`): each merge and
+non-merge case the calibration study relies on."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from mmr.models import Finding
+from mmr.reconcile import calibrated as cg
 from mmr.reconcile.attributed import attribute
 from mmr.reconcile.normalize import normalize_description
+from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.wording import content_words
-
-_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "calibrated_grouping.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("calibrated_grouping", _PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-cg = _load()
 
 # One defect in three reviewers' words (content-word Jaccard 0.18-0.33 between them).
 RACE = (
@@ -173,10 +153,31 @@ def test_a_crowded_file_finds_the_same_groups_through_its_index(
     assert any(len(g) > 1 for g in scanned) and any(len(g) == 1 for g in scanned)
 
 
-def test_reconcile_calibrated_merges_as_todays_reconciler() -> None:
-    merged = cg.reconcile_calibrated({"claude": [_f("src/a.py:40", RACE[0])],
-                                      "codex": [_f("src/a.py:44", RACE[1])]})
-    assert len(merged) == 1
-    assert merged[0].sources == ["claude", "codex"]
-    assert merged[0].agreement == "consensus"
-    assert merged[0].generated_id == "F-001"
+def test_reconcile_merges_one_defect_and_lists_its_members() -> None:
+    merged = reconcile({"claude": [_f("src/a.py:40", RACE[0], "lock")],
+                        "codex": [Finding(severity="P0", location="src/a.py:44",
+                                          description=RACE[1], suggestion="use a transaction")],
+                        "gemini": [_f("src/a.py:80", TYPO)]})
+    assert len(merged) == 2
+    race = merged[0]
+    assert race.sources == ["codex", "claude"]  # visiting order: the P0 first
+    assert race.severity == "P0"  # the highest of the group
+    assert (race.agreement, race.confidence) == ("majority", "medium")
+    assert race.generated_id == "F-001"
+    assert race.members is not None
+    assert [(m.channel, m.severity, m.location, m.description, m.suggestion)
+            for m in race.members] == [
+        ("codex", "P0", "src/a.py:44", RACE[1], "use a transaction"),
+        ("claude", "P1", "src/a.py:40", RACE[0], "lock")]
+    alone = merged[1]
+    assert alone.members is not None and [m.channel for m in alone.members] == ["gemini"]
+    # A single finding keeps its own key, as under the reference rule.
+    [reference] = reconcile({"gemini": [_f("src/a.py:80", TYPO)]}, rule="reference")
+    assert alone.finding_key == alone.members[0].finding_key == reference.finding_key
+    assert reference.members is None and "members" not in reference.to_json_dict()
+
+
+def test_reference_rule_keeps_them_apart() -> None:
+    merged = reconcile({"claude": [_f("src/a.py:40", RACE[0])],
+                        "codex": [_f("src/a.py:44", RACE[1])]}, rule="reference")
+    assert [r.agreement for r in merged] == ["unique", "unique"]
