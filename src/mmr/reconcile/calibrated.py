@@ -159,7 +159,7 @@ class CalibratedGrouper:
             at_location.setdefault(f.ident.normalized_location, []).append(self._described(f))
         #: A prefix index for each crowded file, over every term set it will meet.
         self._indexes = {
-            nloc: PrefixIndex[_Placed](threshold, universe, complete=True)
+            nloc: PrefixIndex[_Placed](threshold, universe, meetings=2, complete=True)
             for nloc, universe in at_location.items() if len(universe) > SCAN_LIMIT
         }
 

@@ -133,13 +133,18 @@ def test_the_result_does_not_depend_on_the_visiting_order() -> None:
         [2, 5, 0, 3, 1, 4])
 
 
+@pytest.mark.parametrize("length", [6, 9, 14])
 def test_a_crowded_file_finds_the_same_groups_through_its_index(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The greedy path of a pile-up: the prefix index misses no group a scan would join."""
+        length: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The greedy path of a pile-up: the prefix index misses no group a scan would join.
+
+    From 9 words two must be shared to reach the threshold, and the index then wants a
+    group met twice (which keeps a pile of findings sharing one word apart cheaply).
+    """
     rng = random.Random(3)
-    words = [f"word{n}" for n in range(60)]
+    words = [f"word{n}" for n in range(10 * length)]
     findings = attribute({f"ch{c}": [
-        _f(f"src/a.py:{rng.randint(1, 40)}", " ".join(rng.sample(words, 6)))
+        _f(f"src/a.py:{rng.randint(1, 40)}", " ".join(rng.sample(words, length)))
         for _ in range(60)] for c in range(4)})
 
     def greedy() -> list[list[int]]:
