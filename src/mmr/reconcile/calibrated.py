@@ -28,8 +28,9 @@ on those reviews:
    same mean (greedy) depends on the visiting order: on the calibration pull requests
    precision moved between 0.88 and 1.00 with the order. Agglomerating does not.
 
-A reviewer may appear twice in a group (it reported one defect at two nearby lines);
-agreement still counts distinct reviewers.
+5. **One channel, one place.** A channel joins a group twice only at the identical
+   location, as in MMR 4.0.1: its findings at two places are two findings to it (a
+   linter's "unused variable" at two lines, two credentials on adjacent lines).
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ class CalibratedGrouper:
         self.threshold = threshold
         self._linkage = LINKAGES[linkage]
         self.groups: list[Group] = []
-        self._by_key: dict[str, _Placed] = {}
+        self._by_key: dict[str, list[_Placed]] = {}
         #: normalised location → line bucket → groups with a member there, by creation.
         self._buckets: dict[str, dict[int, dict[int, _Placed]]] = {}
         #: normalised location → groups with a member that has no line, by creation.
@@ -173,12 +174,17 @@ class CalibratedGrouper:
     def place(self, f: Attributed) -> None:
         span = line_range(f.location)
         described = self._described(f)
-        found = self._by_key.get(f.ident.finding_key)
+        keyed = self._by_key.setdefault(f.ident.finding_key, [])
+        joinable = [p for p in keyed if p.group.can_join(f)]
+        # As MMR 4.0.1 ranks them: a group with a member at this very location first.
+        found = next((p for p in joinable if f.location in p.group.raw_locations),
+                     joinable[0] if joinable else None)
         if found is None and described:
-            found = self._best(f.ident.normalized_location, described, span)
+            found = self._best(f, described, span)
         if found is None:
             found = self._found(f)
-        self._by_key.setdefault(f.ident.finding_key, found)
+        if found not in keyed:
+            keyed.append(found)
         self._add(found, f, described, span)
 
     def _candidates(self, nloc: str, mine: frozenset[str],
@@ -201,14 +207,14 @@ class CalibratedGrouper:
             seen.update(groups)
         return [seen[order] for order in sorted(seen)]
 
-    def _best(self, nloc: str, mine: frozenset[str],
+    def _best(self, f: Attributed, mine: frozenset[str],
               span: tuple[int, int] | None) -> _Placed | None:
         """The nearby group most similar to ``mine`` at or above the threshold, if any;
         the first in creation order among equals."""
         best: _Placed | None = None
         best_score = self.threshold
-        for placed in self._candidates(nloc, mine, span):
-            if not placed.near(span, self.window):
+        for placed in self._candidates(f.ident.normalized_location, mine, span):
+            if not placed.near(span, self.window) or not placed.group.can_join(f):
                 continue
             score = self._linkage([similarity(mine, other)
                                    for other in placed.terms[:LINKAGE_MEMBERS]])
@@ -268,6 +274,17 @@ def _near_pairs(spans: Sequence[tuple[int, int] | None],
                     yield i, j
 
 
+def _compatible(a: dict[str, str], b: dict[str, str]) -> bool:
+    """No channel put a finding at one place in one cluster and elsewhere in the other.
+
+    One channel's findings at different places are different findings to it: a linter's
+    "unused variable" at two lines, or two credentials on adjacent lines, stay apart. As
+    MMR 4.0.1 does, a channel joins a group twice only at the identical location.
+    """
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return all(large.get(source, location) == location for source, location in small.items())
+
+
 def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | None],
               described: Sequence[frozenset[str]], window: int,
               threshold: float) -> list[list[int]]:
@@ -279,9 +296,20 @@ def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | 
     """
     cluster_of: list[int] = []
     members: dict[int, list[int]] = {}
-    first_of_key: dict[str, int] = {}
+    #: Each cluster's channels and where each put its finding (see :func:`_compatible`).
+    placed: dict[int, dict[str, str]] = {}
+    of_key: dict[str, list[int]] = {}
     for i, f in enumerate(findings):
-        cluster = first_of_key.setdefault(f.ident.finding_key, i)
+        keyed = of_key.setdefault(f.ident.finding_key, [])
+        # As MMR 4.0.1 ranks them: a group with a member at this very location first.
+        joinable = [c for c in keyed if placed[c].get(f.source, f.location) == f.location]
+        cluster = next((c for c in joinable if f.location in placed[c].values()),
+                       joinable[0] if joinable else None)
+        if cluster is None:
+            cluster = i
+            keyed.append(i)
+            placed[i] = {}
+        placed[cluster].setdefault(f.source, f.location)
         cluster_of.append(cluster)
         members.setdefault(cluster, []).append(i)
     sums: dict[tuple[int, int], float] = {}
@@ -306,7 +334,15 @@ def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | 
         negative, a, b = heappop(heap)
         if (a, b) not in sums or mean(a, b) != -negative:
             continue  # an entry from before one of the two clusters grew
+        if not _compatible(placed[a], placed[b]):
+            # Clusters only grow, so the two stay incompatible: forget the pair.
+            del sums[a, b]
+            neighbours[a].discard(b)
+            neighbours[b].discard(a)
+            continue
         members[a].extend(members.pop(b))
+        for source, location in placed.pop(b).items():
+            placed[a].setdefault(source, location)
         del sums[a, b]
         neighbours[a].discard(b)
         neighbours[b].discard(a)

@@ -186,3 +186,17 @@ def test_reference_rule_keeps_them_apart() -> None:
     merged = reconcile({"claude": [_f("src/a.py:40", RACE[0])],
                         "codex": [_f("src/a.py:44", RACE[1])]}, rule="reference")
     assert [r.agreement for r in merged] == ["unique", "unique"]
+
+
+@pytest.mark.parametrize("greedy", [False, True])
+def test_one_channels_findings_at_two_places_stay_apart(greedy: bool) -> None:
+    token = "Credential committed in the diff: a GitHub token"
+    key = "Credential committed in the diff: an AWS access key"
+    groups = _groups({"mmr-secrets": [_f("src/app.py:1", token), _f("src/app.py:2", key)],
+                      "claude": [_f("src/app.py:2", "An AWS access key is committed in the diff")]},
+                     greedy=greedy)
+    assert groups == [["claude:src/app.py:2", "mmr-secrets:src/app.py:2"],
+                      ["mmr-secrets:src/app.py:1"]]
+    # The same words twice from one channel at two lines: still two findings.
+    assert len(_groups({"lint": [_f("a.py:3", "unused variable"),
+                                 _f("a.py:5", "unused variable")]}, greedy=greedy)) == 2
