@@ -11,11 +11,13 @@ model served twice into ``consensus`` with ``high`` confidence. A channel's voic
 
 A channel's prompt wrapper, focus and environment are not part of it: the same model asked
 in other words is still one reviewer. Reconciliation and the completed-reviewers floor
-count voices, not channels.
+count voices, not channels. The job stores a SHA-256 digest of that text, never the text:
+a command line or an endpoint may carry a credential.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,14 +26,19 @@ from mmr.config.loaded import Channel
 from mmr.prompt.plans import PlannedChannel
 
 
-def voice(channel: Channel) -> str:
-    """The voice of one configured channel (see the module docstring)."""
+def voice_text(channel: Channel) -> str:
+    """What identifies the reviewer behind one configured channel (the module docstring)."""
     if isinstance(channel, HttpChannel):
         parts = urlsplit(channel.endpoint.strip())
         endpoint = urlunsplit((parts.scheme.lower(), parts.netloc.lower(),
                                parts.path.rstrip("/"), parts.query, ""))
         return f"http {channel.model} {endpoint}"
     return " ".join(["cli", *(channel.command or "").split(), *channel.flags])
+
+
+def voice(channel: Channel) -> str:
+    """The voice the job records: ``voice-`` and the digest of :func:`voice_text`."""
+    return "voice-" + hashlib.sha256(voice_text(channel).encode()).hexdigest()[:32]
 
 
 def channel_voices(planned: Iterable[PlannedChannel]) -> dict[str, str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
-from mmr.review.voices import reviewer_identities, voice
+from mmr.review.voices import reviewer_identities, voice, voice_text
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.review.conftest import finding, reply, write_user_config
 
@@ -59,11 +59,15 @@ def test_voice_is_model_and_endpoint_or_cli_and_flags() -> None:
     same = HttpChannel.model_validate(_http("http://127.0.0.1:8080/v1/chat/completions"))
     other = HttpChannel.model_validate(_http("http://127.0.0.1:8080/v1/chat/completions",
                                              "big"))
-    assert voice(one) == voice(same) == "http small http://127.0.0.1:8080/v1/chat/completions"
-    assert voice(other) != voice(one)
+    assert voice_text(one) == "http small http://127.0.0.1:8080/v1/chat/completions"
+    assert voice(one) == voice(same) != voice(other)
     cli = SubprocessChannel.model_validate({"command": "claude -p", "flags": ["--model", "x"],
                                             "prompt_wrapper": "Security: {{prompt}}"})
-    assert voice(cli) == "cli claude -p --model x"
+    plain = SubprocessChannel.model_validate({"command": "claude  -p",
+                                              "flags": ["--model", "x"]})
+    assert voice_text(cli) == "cli claude -p --model x"
+    assert voice(cli) == voice(plain) != voice(one)
+    assert "claude" not in voice(cli)  # a digest: a credential in a command stays out
 
 
 def test_identities_fold_voices_and_compensators() -> None:
