@@ -86,6 +86,18 @@ class ParseFailure(_Model):
 
 
 
+class FindingMember(_Model):
+    """One channel's own finding that a reconciled finding merged (an mmr addition)."""
+
+    channel: str
+    severity: Severity
+    location: str
+    description: str
+    suggestion: str
+    #: Its own ``finding_key``: an ack on it covers the group.
+    finding_key: str
+
+
 class ReconciledFinding(_Model):
     """A group of findings merged across channels.
 
@@ -110,6 +122,9 @@ class ReconciledFinding(_Model):
     acknowledged: bool | None = None
     ack_match: Literal["exact", "fuzzy"] | None = None
     ack_reason: str | None = None
+    #: Each channel's finding merged here, in visiting order (calibrated grouping only:
+    #: ``reference`` writes what MMR 4.0.1 writes).
+    members: list[FindingMember] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", exclude_none=True)

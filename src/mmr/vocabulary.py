@@ -24,6 +24,11 @@ SEVERITY_ORDER: dict[str, int] = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
 #: Findings at or above this severity block when neither flag nor config sets one.
 DEFAULT_FIX_THRESHOLD: Severity = "P2"
 
+#: How findings of different channels are grouped: MMR 4.0.1's rule, or the rule
+#: calibrated on real reviews (:mod:`mmr.reconcile.calibrated`).
+ReconcileRule = Literal["reference", "calibrated"]
+DEFAULT_RECONCILE_RULE: ReconcileRule = "calibrated"
+
 Verdict = Literal["pass", "degraded-pass", "blocked", "needs-user-decision"]
 
 #: Exit codes (MMR 4.0.1's, with mmr's 4-6 in README's table); a usage error is 1,

@@ -83,9 +83,13 @@ class ScopeIndex:
 
     def __post_init__(self) -> None:
         self.by_key: dict[str, AckRecord] = {}
+        #: A member's key → the ack made on its group (the group's own key wins).
+        self.by_member_key: dict[str, AckRecord] = {}
         self.by_location: dict[str, list[tuple[AckRecord, frozenset[str]]]] = {}
         for record in self.records:
             self.by_key[record.finding_key] = record
+            for key in record.member_keys:
+                self.by_member_key.setdefault(key, record)
             bucket = self.by_location.setdefault(record.normalized_location, [])
             bucket.append((record, record.shingle_set))
 
@@ -105,17 +109,23 @@ class ScopeIndex:
 
 def lookup(
     project: ScopeIndex, user: ScopeIndex, finding_key: str, location: str,
-    shingle: Sequence[str],
+    shingle: Sequence[str], *, member_keys: Sequence[str] = (),
 ) -> AckMatch | None:
     """The ack for one finding (``location`` already normalised), or None.
 
     Project shadows user at equal strength; an exact user match beats a fuzzy project one.
+    An exact match is on the finding's key or on any of its members' keys, against an
+    ack's key or the members' keys it recorded: the group's representative (whose key it
+    carries) may change between runs, for instance when a reviewer is missing.
     """
     scopes: tuple[tuple[AckScope, ScopeIndex], ...] = (("project", project), ("user", user))
+    keys = (finding_key, *member_keys)
     for scope, index in scopes:
-        record = index.by_key.get(finding_key)
-        if record is not None:
-            return AckMatch(record, "exact", scope)
+        for table in (index.by_key, index.by_member_key):
+            for key in keys:
+                record = table.get(key)
+                if record is not None:
+                    return AckMatch(record, "exact", scope)
     if not shingle:
         return None  # an empty shingle never fuzzy-matches (J of two empties is 1.0)
     grams: frozenset[str] | None = None  # built only when some ack shares the location
@@ -151,7 +161,8 @@ def match_all(
     if not project.by_key and not user.by_key:  # no acks at all: nothing to normalise
         return [None for _ in findings]
     return [
-        lookup(project, user, f.finding_key, ack_location(f.location), f.description_shingle)
+        lookup(project, user, f.finding_key, ack_location(f.location), f.description_shingle,
+               member_keys=[m.finding_key for m in f.members or ()])
         for f in findings
     ]
 

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mmr.acks.record import is_finding_key
 from mmr.errors import JobNotFoundError, MmrError, StoreReadError
 from mmr.fs import read_bytes_nofollow
 from mmr.store.job_reader import read_job_json
@@ -95,6 +96,8 @@ class AckSource:
     location: str
     description_shingle: list[str]
     description: str | None = None
+    #: The keys of the finding's ``members`` (calibrated grouping), when it lists them.
+    member_keys: tuple[str, ...] = ()
 
 
 def _usable(finding: dict[str, Any], key: str) -> bool:
@@ -105,6 +108,14 @@ def _usable(finding: dict[str, Any], key: str) -> bool:
         and isinstance(shingle, list)
         and all(isinstance(gram, str) for gram in shingle)
     )
+
+
+def _member_keys(finding: dict[str, Any]) -> tuple[str, ...]:
+    members = finding.get("members")
+    if not isinstance(members, list):
+        return ()
+    keys = (m.get("finding_key") for m in members if isinstance(m, dict))
+    return tuple(key for key in keys if isinstance(key, str) and is_finding_key(key))
 
 
 def find_ack_source(jobs_dir: Path, key: str, job_id: str | None = None) -> AckSource | None:
@@ -120,7 +131,8 @@ def find_ack_source(jobs_dir: Path, key: str, job_id: str | None = None) -> AckS
                 description = finding.get("description")
                 return AckSource(job.job_id, finding["location"],
                                  list(finding["description_shingle"]),
-                                 description if isinstance(description, str) else None)
+                                 description if isinstance(description, str) else None,
+                                 _member_keys(finding))
     return None
 
 

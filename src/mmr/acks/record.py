@@ -111,6 +111,15 @@ class AckRecord(BaseModel):
         return dumps_json(self.to_json_dict())
 
     @property
+    def member_keys(self) -> tuple[str, ...]:
+        """The keys of the group's members when the ack was made (an mmr addition, kept
+        as an extra key MMR 4.0.1 ignores); an ack on any of them covers the group."""
+        keys = (self.model_extra or {}).get("member_keys")
+        if not isinstance(keys, list):
+            return ()
+        return tuple(key for key in keys if is_finding_key(key))
+
+    @property
     def shingle_set(self) -> frozenset[str]:
         if not self.description_shingle and isinstance(self.description, str):
             return frozenset(description_shingle(self.description))
@@ -125,12 +134,16 @@ def new_ack_record(
     reason: str | None = None,
     now: datetime | None = None,
     description: str | None = None,
+    member_keys: Sequence[str] = (),
 ) -> AckRecord:
     """The record ``mmr ack add`` writes for a reconciled finding's key, location, shingle.
 
     With ``description`` (a project ack) the file holds the description instead of the
-    shingle, when the description reproduces it exactly.
+    shingle, when the description reproduces it exactly. ``member_keys`` (the finding's
+    members' keys, other than its own) are kept when there are any.
     """
+    others = [key for key in dict.fromkeys(member_keys) if key != finding_key]
+    extra = {"member_keys": others} if others else {}
     compact = (description is not None and len(description) <= MAX_ACK_DESCRIPTION
                and description_shingle(description) == list(shingle))
     return AckRecord(
@@ -140,4 +153,5 @@ def new_ack_record(
         reason=reason,
         created_at=iso_timestamp(now),
         description=description if compact else None,
+        **extra,
     )

@@ -88,7 +88,8 @@ def add(
         raise MmrError(source_not_found_message(key, job))
     store = _ack_store()
     record = new_ack_record(key, source.location, source.description_shingle, reason=reason,
-                            description=source.description if scope == "project" else None)
+                            description=source.description if scope == "project" else None,
+                            member_keys=source.member_keys)
     path = store.add(record, scope)
     if scope == "project":
         _hint_base_ref(store, str(path))

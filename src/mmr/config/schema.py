@@ -29,7 +29,13 @@ from mmr.config.channel_schema import (
 )
 from mmr.config.model_base import ConfigModel, Days, Seconds
 from mmr.types import NumberValue, PositiveInt, StrictBool, StrictStr
-from mmr.vocabulary import DEFAULT_FIX_THRESHOLD, Format, Severity
+from mmr.vocabulary import (
+    DEFAULT_FIX_THRESHOLD,
+    DEFAULT_RECONCILE_RULE,
+    Format,
+    ReconcileRule,
+    Severity,
+)
 
 __all__ = [
     "COMPENSATOR_EMPTY", "RETRY_TRIGGERS", "ChannelConfig",
@@ -162,6 +168,12 @@ class Defaults(ConfigModel):
         ),
     )
     default_branch: StrictStr | None = Field(default=None, description=DEFAULT_BRANCH_DOC)
+    reconcile: ReconcileRule = Field(
+        DEFAULT_RECONCILE_RULE,
+        description="How findings of different channels become one: `calibrated` (default) "
+                    "merges findings in one file within 10 lines that say the same thing in "
+                    "their own words, and lists each channel's finding as `members`; "
+                    "`reference` is MMR 4.0.1's rule (same location, near-identical wording).")
     cache: CacheConfig = Field(
         default_factory=CacheConfig,
         description="The review cache: a channel's parsed reply reused when the same channel "

@@ -10,7 +10,13 @@ from mmr.secrets.redact import redact_text
 from mmr.severity import threshold_meaning
 
 if TYPE_CHECKING:
-    from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults, Telemetry
+    from mmr.models import (
+        ChannelResult,
+        FindingMember,
+        ReconciledFinding,
+        ReconciledResults,
+        Telemetry,
+    )
 
 #: Channel statuses that mean "this reviewer did not report".
 DEGRADED_STATUSES = frozenset({"not_installed", "auth_failed", "failed", "timeout", "skipped"})
@@ -166,3 +172,27 @@ def coverage_line(results: ReconciledResults) -> str | None:
         else:
             parts.append(f"{channel.channel} did not see {len(channel.excluded_files)} file(s)")
     return line + ("; partial: " + ", ".join(parts) if parts else "; complete")
+
+
+def agreeing(finding: ReconciledFinding) -> str | None:
+    """``claude, codex agree`` when the finding merged the findings of several channels."""
+    channels = list(dict.fromkeys(m.channel for m in finding.members or ()))
+    return f"{', '.join(channels)} agree" if len(channels) > 1 else None
+
+
+def other_wordings(finding: ReconciledFinding) -> list[FindingMember]:
+    """The members other than the one the finding shows (its location and description)."""
+    others = list(finding.members or ())
+    for position, member in enumerate(others):
+        if (member.location, member.description) == (finding.location, finding.description):
+            del others[position]
+            break
+    return others
+
+
+def wording_line(member: FindingMember, limit: int = 160) -> str:
+    """One folded member: ``codex [P1] src/a.py:44: <description, cut at limit>``."""
+    text = " ".join(member.description.split())
+    if len(text) > limit:
+        text = text[:limit - 1].rstrip() + "…"
+    return f"{member.channel} [{member.severity}] {member.location}: {text}"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from mmr.formatters.labels import (
     PLACE_NOTES,
     PLACE_TITLES,
+    agreeing,
     counts_phrase,
     coverage_line,
     failure_reason,
@@ -19,9 +20,11 @@ from mmr.formatters.labels import (
     gate_lines,
     is_gate_document,
     off_diff_groups,
+    other_wordings,
     proposal_parts,
     telemetry_parts,
     verdict_label,
+    wording_line,
 )
 from mmr.formatters.sanitize import code_span, for_markdown, markdown_text
 
@@ -101,11 +104,18 @@ def _finding_row(finding: ReconciledFinding) -> str:
         agreement += f" (model: {finding.reported_confidence})"
     if finding.acknowledged:
         agreement += " (acked)"
+    sources = ", ".join(finding.sources)
+    description = escape_cell(finding.description)
+    if (agree := agreeing(finding)) is not None:
+        sources = agree
+        others = "<br>".join(escape_cell(wording_line(m)) for m in other_wordings(finding))
+        description += (f"<details><summary>other wordings</summary>{others}</details>"
+                        if others else "")
     cells = [
-        finding.severity, finding.location, finding.description, finding.suggestion,
-        ", ".join(finding.sources), agreement,
+        escape_cell(finding.severity), escape_cell(finding.location), description,
+        escape_cell(finding.suggestion), escape_cell(sources), escape_cell(agreement),
     ]
-    return "|" + "|".join(f" {escape_cell(cell)} " for cell in cells) + "|"
+    return "|" + "|".join(f" {cell} " for cell in cells) + "|"
 
 
 def _channel_bullet(name: str, channel: ChannelResult) -> str:

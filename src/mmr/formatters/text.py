@@ -13,6 +13,7 @@ from mmr.formatters.labels import (
     DEGRADED_STATUSES,
     PLACE_NOTES,
     PLACE_TITLES,
+    agreeing,
     counts_phrase,
     coverage_line,
     failure_reason,
@@ -20,9 +21,11 @@ from mmr.formatters.labels import (
     gate_lines,
     is_gate_document,
     off_diff_groups,
+    other_wordings,
     proposal_parts,
     telemetry_parts,
     verdict_label,
+    wording_line,
 )
 from mmr.formatters.sanitize import for_terminal
 from mmr.models import COMPENSATING_PREFIX
@@ -99,6 +102,9 @@ def _finding_lines(finding: ReconciledFinding) -> list[str]:
     if finding.suggestion:
         lines.append(f"    Suggestion: {finding.suggestion}")
     lines.append(f"    Sources: {', '.join(finding.sources)} ({finding.agreement})")
+    if (agree := agreeing(finding)) is not None:
+        lines.append(f"    {agree}; other wordings:")
+        lines += [f"      - {wording_line(member)}" for member in other_wordings(finding)]
     if finding.reported_confidence is not None:
         lines.append(f"    Reported confidence: {finding.reported_confidence}")
     lines.append(f"    Key: {finding.finding_key}")

@@ -8,9 +8,11 @@ candidates are kept in the order MMR 4.0.1's full scan would meet them. Where ma
 findings share one normalised location, a prefix-filter index over shingles
 (:mod:`mmr.reconcile.prefix_index`) keeps the candidate search near-linear.
 
-When MMR 4.0.1's rule finds no group, a finding joins one it could have joined by
-that rule (and of its category) whose founder says the same in other function words
-(:mod:`mmr.reconcile.wording`; a documented difference, docs/differences/reconcile-verdict.md).
+This is ``defaults.reconcile: reference``. With ``merge_reworded=True`` a finding that
+MMR 4.0.1's rule leaves alone joins a group it could have joined by that rule (and of its
+category) whose founder says the same in other function words
+(:mod:`mmr.reconcile.wording`): the rule of earlier mmr versions, which
+``reconcile`` no longer uses; ``benchmarks/bench_dedup_real.py`` still measures it.
 """
 
 from __future__ import annotations

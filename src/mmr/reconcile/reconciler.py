@@ -1,7 +1,9 @@
 """Merge the findings of several channels into reconciled findings.
 
-:mod:`mmr.reconcile.grouping` forms the groups; this module merges each group into one
-finding (agreement, confidence, representative), orders the result and numbers it.
+:mod:`mmr.reconcile.calibrated` forms the groups (the default rule) or, with
+``defaults.reconcile: reference``, :mod:`mmr.reconcile.grouping` by MMR 4.0.1's rule; this
+module merges each group into one finding (agreement, confidence, representative, and its
+members under the calibrated rule), orders the result and numbers it.
 """
 
 from __future__ import annotations
@@ -10,12 +12,20 @@ import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from mmr.models import COMPENSATING_PREFIX, Agreement, Confidence, Finding, ReconciledFinding
+from mmr.models import (
+    COMPENSATING_PREFIX,
+    Agreement,
+    Confidence,
+    Finding,
+    FindingMember,
+    ReconciledFinding,
+)
 from mmr.reconcile.attributed import attribute
+from mmr.reconcile.calibrated import group_calibrated
 from mmr.reconcile.collation import collate_key
 from mmr.reconcile.grouping import FUZZY_THRESHOLD, Group, Grouper
 from mmr.reconcile.jstext import utf16_len
-from mmr.vocabulary import SEVERITY_ORDER, Severity
+from mmr.vocabulary import DEFAULT_RECONCILE_RULE, SEVERITY_ORDER, ReconcileRule, Severity
 
 __all__ = ["COMPENSATING_PREFIX", "FUZZY_THRESHOLD", "reconcile"]
 
@@ -36,8 +46,10 @@ def _agreement(
     return "unique", "medium"
 
 
-def _merge(group: Group, identities: Mapping[str, str]) -> ReconciledFinding:
-    """One reconciled finding from a group (agreement counted by reviewer identity)."""
+def _merge(group: Group, identities: Mapping[str, str],
+           with_members: bool = False) -> ReconciledFinding:
+    """One reconciled finding from a group (agreement counted by reviewer identity);
+    ``with_members`` lists each channel's own finding."""
     members = group.members
     if len(members) == 1:  # most groups: nothing to merge
         rep = members[0]
@@ -55,6 +67,12 @@ def _merge(group: Group, identities: Mapping[str, str]) -> ReconciledFinding:
         "id": finding.id or None,  # an empty id is backfilled like a missing one
         "category": finding.category,
         "reported_confidence": finding.reported_confidence,
+        "members": [
+            FindingMember(channel=m.source, severity=m.finding.severity, location=m.location,
+                          description=m.finding.description, suggestion=m.finding.suggestion,
+                          finding_key=m.ident.finding_key)
+            for m in members
+        ] if with_members else None,
     }
     return ReconciledFinding(
         severity=severity,
@@ -93,11 +111,13 @@ def _collector_paused() -> Iterator[None]:
 def _grouped(
     channel_findings: Mapping[str, Sequence[Finding]],
     identities: Mapping[str, str],
-    merge_reworded: bool,
+    rule: ReconcileRule,
 ) -> list[ReconciledFinding]:
     """Attribute, group and merge; every intermediate object is freed on return."""
     findings = attribute(channel_findings)
-    grouper = Grouper(findings, merge_reworded=merge_reworded)
+    if rule == "calibrated":
+        return [_merge(g, identities, with_members=True) for g in group_calibrated(findings)]
+    grouper = Grouper(findings, merge_reworded=False)
     for f in findings:
         grouper.place(f)
     return [_merge(g, identities) for g in grouper.groups]
@@ -107,18 +127,17 @@ def reconcile(
     channel_findings: Mapping[str, Sequence[Finding]],
     *,
     identities: Mapping[str, str] | None = None,
-    merge_reworded: bool = True,
+    rule: ReconcileRule = DEFAULT_RECONCILE_RULE,
 ) -> list[ReconciledFinding]:
     """Group, merge, order and number the findings of the completed channels.
 
     ``channel_findings`` is in job channel order. ``identities`` maps a channel to the
     reviewer that really ran it (a compensating pass → its compensator); channels
-    not in it are their own reviewer, as in MMR 4.0.1.
-    ``merge_reworded=False`` groups by MMR 4.0.1's rule alone (no merges of reworded
-    findings).
+    not in it are their own reviewer, as in MMR 4.0.1. ``rule="reference"`` groups by
+    MMR 4.0.1's rule and writes what MMR 4.0.1 writes (no ``members``).
     """
     with _collector_paused():
-        merged = _grouped(channel_findings, identities or {}, merge_reworded)
+        merged = _grouped(channel_findings, identities or {}, rule)
     merged.sort(key=lambda r: (SEVERITY_ORDER[r.severity], r.finding_key, collate_key(r.location)))
     for position, finding in enumerate(merged, 1):
         if finding.id is None:

@@ -42,6 +42,7 @@ from mmr.review.run import (
     ReviewSetup,
     render_document,
 )
+from mmr.review.voices import channel_voices
 from mmr.store.held import holding
 from mmr.store.jobs import JobStore
 from mmr.store.layout import COMPENSATING_PREFIX
@@ -78,6 +79,8 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
         outside_diff_findings=loaded.defaults.outside_diff_findings,
         excluded_files=list(setup.excluded_files),
         wait_budget_s=wait_budget(setup),
+        reconcile=loaded.defaults.reconcile,
+        voices=channel_voices(setup.planned),
     )
     job_id = record.job_id
     if request.session is not None:

@@ -31,13 +31,14 @@ from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
 from mmr.review.channel_results import ChannelFilesView, channel_result
 from mmr.review.coverage import job_coverage
+from mmr.review.voices import reviewer_identities
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
 from mmr.secrets.reply_redaction import redact_channel_result
 from mmr.store.held import report_unsaved
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
-from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
+from mmr.vocabulary import DEFAULT_FIX_THRESHOLD, ReconcileRule
 
 #: Stamps ``acknowledged``/``ack_match``/``ack_reason``; built per the trust policy.
 AckApplier = Callable[[list[ReconciledFinding]], list[ReconciledFinding]]
@@ -74,13 +75,15 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     secrets = _secret_findings(store, job)
     if secrets:
         channel_findings[SECRET_FINDINGS_SOURCE] = secrets
-    identities = {name: entry.compensator for name, entry in job.channels.items()
-                  if entry.compensator}
+    identities = reviewer_identities(
+        {name: entry.compensator for name, entry in job.channels.items()}, job.voices)
+    rule = job.reconcile or "reference"
     applier = apply_acks if apply_acks is not None else job_ack_applier(job, warn=warn)
-    reconciled = _apply_acks(reconcile(channel_findings, identities=identities), applier)
+    reconciled = _apply_acks(reconcile(channel_findings, identities=identities, rule=rule),
+                             applier)
     off_diff = OffDiff(
-        outside_diff=_off_diff(outside, identities, applier, "O"),
-        unanchored=_off_diff(unanchored, identities, applier, "U"),
+        outside_diff=_off_diff(outside, identities, rule, applier, "O"),
+        unanchored=_off_diff(unanchored, identities, rule, applier, "U"),
     )
     facts = JobFacts(
         job_id=job.job_id,
@@ -100,12 +103,14 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
 
 
 def _off_diff(channel_findings: dict[str, list[Finding]], identities: dict[str, str],
-              applier: AckApplier, letter: str) -> list[ReconciledFinding]:
+              rule: ReconcileRule, applier: AckApplier,
+              letter: str) -> list[ReconciledFinding]:
     """Reconcile one off-diff place on its own; generated ids are ``O-001``/``U-001`` so
     they never collide with the in-diff ``F-NNN``."""
     if not any(channel_findings.values()):
         return []
-    merged = _apply_acks(reconcile(channel_findings, identities=identities), applier)
+    merged = _apply_acks(reconcile(channel_findings, identities=identities, rule=rule),
+                         applier)
     for finding in merged:
         if finding.generated_id is not None:
             finding.generated_id = letter + finding.generated_id[1:]

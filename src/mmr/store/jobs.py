@@ -43,7 +43,7 @@ from mmr.store.records import (
     iso_timestamp,
     parse_timestamp,
 )
-from mmr.vocabulary import EXIT_NOT_FOUND, Severity
+from mmr.vocabulary import EXIT_NOT_FOUND, ReconcileRule, Severity
 
 _DAY_MS = 86_400_000
 
@@ -116,6 +116,8 @@ class JobStore(ChannelFiles):
         outside_diff_findings: OutsideDiffGate | None = None,
         excluded_files: list[str] | None = None,
         wait_budget_s: float | None = None,
+        reconcile: ReconcileRule | None = None,
+        voices: dict[str, str] | None = None,
     ) -> JobRecord:
         """Create ``<root>/mmr-<12 hex>/`` with every channel ``dispatched``, ``auth: ok``.
 
@@ -132,7 +134,7 @@ class JobStore(ChannelFiles):
             proposed_config_change=proposed_config_change, kind=kind,
             project_root=None if project_root is None else str(project_root),
             outside_diff_findings=outside_diff_findings, excluded_files=excluded_files or None,
-            wait_budget_s=wait_budget_s,
+            wait_budget_s=wait_budget_s, reconcile=reconcile, voices=voices,
         )
         try:
             paths = self._claim_job_dir()

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mmr.models import TERMINAL_STATUSES, ChannelStatus, JobStatus, OutsideDiffGate, TrustMode
-from mmr.vocabulary import Severity
+from mmr.vocabulary import ReconcileRule, Severity
 
 AuthState = Literal["ok", "failed", "skipped"]
 JobKind = Literal["review", "critique"]
@@ -114,6 +114,11 @@ class JobRecord(_Record):
     excluded_files: list[str] | None = None
     #: How long ``results``/``reconcile`` wait for this job by default (seconds).
     wait_budget_s: float | None = None
+    #: ``defaults.reconcile`` when the job was created; a job without it (MMR 4.0.1's)
+    #: is reconciled by MMR 4.0.1's rule.
+    reconcile: ReconcileRule | None = None
+    #: ``{channel: voice}`` (:mod:`mmr.review.voices`): who really reviews through it.
+    voices: dict[str, str] | None = None
     #: Derived on load, never written: None for jobs without ``worker.lock``.
     worker_state: WorkerState | None = Field(default=None, exclude=True)
 

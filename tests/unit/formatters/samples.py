@@ -7,6 +7,7 @@ from mmr.models import (
     ChannelResult,
     Coverage,
     Finding,
+    FindingMember,
     GatedAck,
     Ratification,
     ReconciledFinding,
@@ -101,6 +102,14 @@ def degraded_everything() -> ReconciledResults:
                 sources=["minimax", "compensating-grok"], agreement="majority",
                 finding_key="0f" * 20, description_shingle=["table", "able "],
                 acknowledged=True, ack_match="fuzzy",
+                members=[
+                    FindingMember(channel="minimax", severity="P2", location="src/a|b.py:3",
+                                  description="Table | breaks\nacross lines\nand «ünïcode» —",
+                                  suggestion="", finding_key="0f" * 20),
+                    FindingMember(channel="compensating-grok", severity="P3",
+                                  location="src/a|b.py:5", description="The table breaks",
+                                  suggestion="Escape the bar", finding_key="1e" * 20),
+                ],
             ),
             ReconciledFinding(
                 severity="P3", location="README.md", description="Typo",
@@ -223,11 +232,17 @@ def off_diff_pass() -> ReconciledResults:
         outside_diff_findings=[ReconciledFinding(
             **outside.model_dump(exclude_none=True), confidence="high", sources=["rev1"],
             agreement="unique", finding_key="0" * 40, description_shingle=["calle"],
-            acknowledged=True, ack_match="exact", ack_reason="fixed in the next change")],
+            acknowledged=True, ack_match="exact", ack_reason="fixed in the next change",
+            members=[FindingMember(channel="rev1", severity="P0", location="src/ledger.py:3",
+                                   description=outside.description, suggestion="Guard",
+                                   finding_key="0" * 40)])],
         unanchored_findings=[ReconciledFinding(
             **lost.model_dump(exclude_none=True), confidence="medium", sources=["rev1"],
             agreement="unique", finding_key="1" * 40, description_shingle=["stale"],
-            generated_id="U-001"), ReconciledFinding(
+            generated_id="U-001",
+            members=[FindingMember(channel="rev1", severity="P1", location="README.md § Install",
+                                   description="Stale steps", suggestion="",
+                                   finding_key="1" * 40)]), ReconciledFinding(
             severity="P3", location="unknown", description="Odd spacing", suggestion="",
             confidence="medium", sources=["rev1"], agreement="unique", finding_key="2" * 40,
             description_shingle=["odd s"], generated_id="U-002", acknowledged=True,

@@ -7,7 +7,7 @@ import pytest
 from mmr.formatters.labels import telemetry_parts, verdict_label
 from mmr.formatters.markdown import escape_cell, render_markdown
 from mmr.formatters.text import DOCTOR_HINT, render_text
-from mmr.models import ChannelResult, Telemetry
+from mmr.models import ChannelResult, FindingMember, ReconciledResults, Telemetry
 
 from .samples import blocked_example, clean_pass, gate_document
 
@@ -112,3 +112,50 @@ def test_the_markdown_gate_pastes_as_written() -> None:
             for child in token.children if child.type == "text"]
     assert "em_open" not in {child.type for token in tokens if token.children
                              for child in token.children}, text  # the reason stays escaped
+
+
+def _merged_example() -> ReconciledResults:
+    """The blocked example's first finding as three reviewers' group."""
+    results = blocked_example()
+    first = results.reconciled_findings[0]
+    members = [
+        FindingMember(channel="claude", severity=first.severity, location=first.location,
+                      description=first.description, suggestion=first.suggestion,
+                      finding_key=first.finding_key),
+        FindingMember(channel="codex", severity="P2", location="src/db.py:44",
+                      description="User input | reaches the SQL string unescaped",
+                      suggestion="", finding_key="b" * 40),
+        FindingMember(channel="gemini", severity="P1", location="src/db.py:40",
+                      description="Injection:\n" + "query built by concatenation " * 10,
+                      suggestion="", finding_key="c" * 40),
+    ]
+    merged = first.model_copy(update={"members": members,
+                                      "sources": ["claude", "codex", "gemini"]})
+    return results.model_copy(
+        update={"reconciled_findings": [merged, *results.reconciled_findings[1:]]})
+
+
+def test_a_merged_finding_names_who_agrees_and_folds_the_other_wordings():
+    text = render_text(_merged_example()).splitlines()
+    at = text.index("    claude, codex, gemini agree; other wordings:")
+    assert text[at + 1] == ("      - codex [P2] src/db.py:44: User input | reaches the SQL "
+                            "string unescaped")
+    assert text[at + 2].startswith("      - gemini [P1] src/db.py:40: Injection: query built")
+    assert text[at + 2].endswith("…") and len(text[at + 2]) < 200
+    row = next(line for line in render_markdown(_merged_example()).splitlines()
+               if "agree" in line)
+    assert "| claude, codex, gemini agree |" in row
+    assert ("<details><summary>other wordings</summary>codex [P2] src/db.py:44: User input "
+            "\\| reaches the SQL string unescaped<br>gemini [P1]") in row
+
+
+def test_a_single_reviewers_finding_shows_no_agreement_line():
+    results = blocked_example()
+    first = results.reconciled_findings[0]
+    alone = first.model_copy(update={"members": [FindingMember(
+        channel="claude", severity=first.severity, location=first.location,
+        description=first.description, suggestion=first.suggestion,
+        finding_key=first.finding_key)]})
+    results = results.model_copy(update={"reconciled_findings": [alone]})
+    assert "agree" not in render_text(results)
+    assert "agree" not in render_markdown(results)

@@ -206,23 +206,21 @@ def test_indexed_reconciler_equals_all_pairs_reference(block: int) -> None:
         channels, identities = _random_run(seed)
         expected = reference_reconcile(channels, identities)
         actual = [r.to_json_dict() for r in reconcile(channels, identities=identities,
-                                                      merge_reworded=False)]
+                                                      rule="reference")]
         assert actual == expected, f"seed {seed}"
 
 
 @pytest.mark.parametrize("scan_limit", [grouping.SCAN_LIMIT, 0])
-@pytest.mark.parametrize("merge_reworded", [False, True])
 @pytest.mark.parametrize("block", range(3))
-def test_prefix_indexes_and_reworded_merges_equal_all_pairs(
-        block: int, merge_reworded: bool, scan_limit: int,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_prefix_indexes_equal_all_pairs(
+        block: int, scan_limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """``scan_limit`` 0 puts every location through the prefix-filter indexes."""
     monkeypatch.setattr(grouping, "SCAN_LIMIT", scan_limit)
     for seed in range(block * 80, block * 80 + 80):
         channels, identities = _random_run(seed)
-        expected = reference_reconcile(channels, identities, merge_reworded)
+        expected = reference_reconcile(channels, identities)
         actual = [r.to_json_dict() for r in reconcile(channels, identities=identities,
-                                                      merge_reworded=merge_reworded)]
+                                                      rule="reference")]
         assert actual == expected, f"seed {seed}"
 
 
@@ -284,7 +282,7 @@ def test_ties_follow_the_reference_scan_order(name: str) -> None:
         for source, items in TIE_PLANS[name].items()
     }
     expected = reference_reconcile(channels)
-    assert [r.to_json_dict() for r in reconcile(channels)] == expected
+    assert [r.to_json_dict() for r in reconcile(channels, rule="reference")] == expected
 
 
 def _dense_run(seed: int) -> dict[str, list[Finding]]:
@@ -302,4 +300,5 @@ def test_dense_collisions_match_the_all_pairs_reference() -> None:
     for seed in range(300):
         channels = _dense_run(seed)
         expected = reference_reconcile(channels)
-        assert [r.to_json_dict() for r in reconcile(channels)] == expected, f"seed {seed}"
+        assert [r.to_json_dict() for r in reconcile(channels, rule="reference")] == expected, \
+            f"seed {seed}"
