@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmr.config.aliases import RETIRED_REPLACEMENT, alias_of, normalize_channel_name
+from mmr.config.channel_schema import ReplayChannel
 from mmr.config.loaded import LoadedConfig
 from mmr.config.provenance import Source
 from mmr.config.schema import HttpChannel
@@ -91,7 +92,8 @@ def retired_message(name: str) -> str:
 
 
 def _runnable(channel: object) -> bool:
-    return isinstance(channel, HttpChannel) or bool((getattr(channel, "command", "") or "").strip())
+    return (isinstance(channel, HttpChannel | ReplayChannel)
+            or bool((getattr(channel, "command", "") or "").strip()))
 
 
 def toggle_report(outcome: ToggleOutcome) -> str:

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mmr.config.channel_schema import HttpChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel
 from mmr.dispatch.placeholders import PROMPT_FILE_PLACEHOLDER, PlaceholderValues, expand_argv
+from mmr.dispatch.replay import replay_argv
 from mmr.errors import ConfigError
 from mmr.process.types import redact_argv
 from mmr.review.preflight import DRY_RUN_BANNER, GateResult
@@ -28,6 +29,8 @@ def channel_argv(result: GateResult, repo_root: Path) -> list[str] | None:
     channel = result.planned.channel
     if isinstance(channel, HttpChannel):
         return None
+    if isinstance(channel, ReplayChannel):
+        return replay_argv(result.name, channel)
     file_mode = channel.prompt_delivery == "prompt-file"
     values = PlaceholderValues(
         channel=result.name, repo_root=repo_root, vars=channel.vars or {},
