@@ -57,6 +57,8 @@ def auth_check(result: GateResult) -> str | None:
     if isinstance(channel, HttpChannel):
         key = f" with ${channel.api_key_env}" if channel.api_key_env else ""
         return redact_text(f"GET {channel.probe_url}{key}")
+    if isinstance(channel, ReplayChannel):
+        return "the recorded reply must exist (no process runs before dispatch)"
     if channel.auth is None:
         return None
     codes = ", ".join(str(code) for code in channel.auth.failure_exit_codes)
