@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from mmr.log import stderr_line
 from mmr.store.jobs import JobStore
 
 
@@ -31,7 +32,7 @@ def main(argv: list[str]) -> int:
     try:
         reply = _reply(argv)
     except OSError as exc:
-        sys.stderr.write(f"replay: {exc}\n")
+        stderr_line(f"replay: {exc}")
         return 1
     sys.stdout.buffer.write(reply)
     sys.stdout.buffer.flush()
