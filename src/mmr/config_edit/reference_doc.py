@@ -139,7 +139,7 @@ _PARSER = "parser name or mapping"
 _TYPE_OVERRIDES = {
     "channels": "mapping: channel name → channel",
     "templates": "mapping: template name → template",
-    "channels.<name>.kind": '"subprocess" \\| "http"',
+    "channels.<name>.kind": '"subprocess" \\| "http" \\| "replay"',
     "channels.<name>.vars": "mapping of strings, numbers or null",
 }
 
