@@ -72,6 +72,8 @@ MANIFEST: tuple[ManifestEntry, ...] = (
                   "mmr comment --pr 47 --results mmr-results.json", False),
     ManifestEntry("explore", "Ask read-only models a question about code; cited answer",
                   'mmr explore --root . --question "Where is the retry limit enforced?"', False),
+    ManifestEntry("demo", "A full review of a bundled example with recorded replies, offline",
+                  "mmr demo", False),
 )
 
 

@@ -35,6 +35,11 @@ def templates_dir() -> Path:
     return _data_dir("templates")
 
 
+def demo_dir() -> Path:
+    """Directory holding ``mmr demo``'s example change, recorded replies and config."""
+    return _data_dir("demo")
+
+
 def read_template(name: str) -> str:
     """Text of ``templates/<name>``; raises FileNotFoundError naming the template."""
     path = templates_dir() / name

@@ -49,6 +49,19 @@ def no_job_created(sandbox: Sandbox, run: Run) -> None:
     assert _jobs(sandbox) == [], "stopped before creating a job"
 
 
+def work_tree_untouched(sandbox: Sandbox, run: Run) -> None:
+    """``mmr demo`` runs in a directory of its own: run again, it leaves the repository
+    (tracked, untracked and ignored files) and mmr's home as they were."""
+    def snapshot() -> tuple[str, list[str]]:
+        status = sandbox.run("git status --porcelain --ignored --untracked-files=all")
+        return status.out, sorted(str(p) for p in sandbox.mmr_home.rglob("*"))
+
+    before = snapshot()
+    again = sandbox.run("mmr demo")
+    assert again.code == 0, again.describe()
+    assert snapshot() == before, "the demo wrote into the work tree or mmr's home"
+
+
 def dispatch_summary(sandbox: Sandbox, run: Run) -> None:
     """README: fire-and-forget prints a JSON summary with the job id, and says so."""
     summary = json.loads(run.out)
@@ -121,19 +134,18 @@ def sarif_log(sandbox: Sandbox, run: Run) -> None:
 NO_DIFF = "No diff content found"
 NO_REVIEWERS = ("No channels passed auth check:",
                 "claude: not_installed — claude not found on PATH")
-REVIEW_MAIN = "mmr review --base main --sync"
+DEMO = ("mmr demo: a real review", "MMR BLOCKED", "(consensus)", "mmr doctor",
+        "mmr review --base <default branch> --sync")
 OUTSIDE = "The loop runs one step past n"
 
 EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
-    "README.md: python3 -m venv .venv && . .venv/bin/activate && pip install . && "
-    "mmr review --base main --sync": (
-        Case(0, run=REVIEW_MAIN, says=('"verdict": "pass"',)),
-        Case(1, "main-clean", run=REVIEW_MAIN, says=(NO_DIFF,)),
-        Case(1, "no-reviewers", run=REVIEW_MAIN, says=NO_REVIEWERS, check=no_job_created),
-    ),
+    "README.md: python3 -m venv .venv && . .venv/bin/activate && pip install . && mmr demo":
+        Case(0, "no-reviewers", run="mmr demo", says=DEMO, check=work_tree_untouched),
+    "README.md: mmr demo": Case(0, "no-reviewers", says=DEMO, check=work_tree_untouched),
     "README.md: mmr --help": Case(0, says=("mmr <command> --help",)),
     "README.md: mmr review --base main --sync": (
         Case(0, says=('"verdict": "pass"',)),
+        Case(1, "main-clean", says=(NO_DIFF,)),
         Case(1, "no-reviewers", says=NO_REVIEWERS, check=no_job_created),
     ),
     "README.md: mmr review --staged --sync --format text": Case(0, says=("MMR PASSED",)),

@@ -44,6 +44,7 @@ from mmr.cli import (
     comment_cmd,
     config_cmd,
     critique_cmd,
+    demo_cmd,
     doctor_cmd,
     explain_cmd,
     explore_cmd,
@@ -60,7 +61,7 @@ from mmr.cli.groups import MmrGroup
 from mmr.cli.introspect import Resolved, help_text, leaf, resolve, visible_commands
 
 #: Top-level commands in MMR 4.0.1's order; ``mmr --help`` lists them in this order.
-#: mmr's own commands (``explore``) follow.
+#: mmr's own commands (``explore``, ``demo``) follow.
 COMMAND_ORDER = (
     "review", "critique", "status", "results", "config", "doctor", "jobs", "reconcile",
     "sessions", "ack", "skill", "commands", "explain", "comment",
@@ -130,7 +131,7 @@ def add_command(root: typer.Typer, target: typer.Typer | Callable[..., Any], nam
 
 
 def _register(root: typer.Typer) -> None:
-    """Every implemented top-level command, in :data:`COMMAND_ORDER` (``explore`` last)."""
+    """Every implemented top-level command, in :data:`COMMAND_ORDER` (mmr's own last)."""
     commands: list[tuple[str, typer.Typer | Callable[..., Any]]] = [
         ("review", review_cmd.review),
         ("critique", critique_cmd.critique),
@@ -147,6 +148,7 @@ def _register(root: typer.Typer) -> None:
         ("explain", explain_cmd.explain),
         ("comment", comment_cmd.comment),
         ("explore", explore_cmd.explore),
+        ("demo", demo_cmd.demo),
     ]
     for name, target in commands:
         add_command(root, target, name)

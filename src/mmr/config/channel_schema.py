@@ -1,8 +1,10 @@
 """Channel models: both kinds, their ``auth`` blocks and the mmr channel keys.
 
-Subprocess and http channels are a union discriminated on ``kind``; a channel without
-one is a subprocess channel. Field order is dump order (``config show`` prints keys in
-it): the head fields of each kind first, then the common fields, then mmr's additions.
+Subprocess, http and replay channels are a union discriminated on ``kind``; a channel
+without one is a subprocess channel. A replay channel is a subprocess channel whose process
+prints a recorded reply, so every stage after the argv treats it as one. Field order is dump
+order (``config show`` prints keys in it): the head fields of each kind first, then the
+common fields, then mmr's additions.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ VarValue = StrictStr | StrictInt | StrictFloat | None
 
 
 #: Meanings shared by a key both channel kinds (or both auth blocks) declare.
-_KIND = "`subprocess` (a local CLI, the default) or `http`."
+_KIND = ("`subprocess` (a local CLI, the default), `http`, or `replay` (a recorded reply "
+         "served again).")
 _AUTH = "Pre-flight login check run before dispatch."
 _AUTH_TIMEOUT = "Seconds the check may take (a timeout is retried once)."
 _AUTH_RECOVERY = "What to tell the user when the check fails."
@@ -225,6 +228,43 @@ class HttpChannel(_ChannelTail, _HttpHead):
         return base[: -len("/chat/completions")] + "/models"
 
 
+class ReplaySource(ConfigModel):
+    """Where a replay channel's recorded reply comes from: a file, or an earlier job."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: StrictStr | None = Field(
+        None, description="A file holding the reply, printed byte for byte (a relative path "
+        "counts from the directory mmr runs in).")
+    job: StrictStr | None = Field(
+        None, description="An earlier job's id: its stored reply of `channel` is served.")
+    channel: StrictStr | None = Field(
+        None, description="With `job`: whose reply to serve (default: this channel's name).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ReplaySource:
+        if (self.file is None) == (self.job is None):
+            raise PydanticCustomError(
+                "replay_source", "replay needs exactly one of file or job", {})
+        if self.channel is not None and self.job is None:
+            raise PydanticCustomError(
+                "replay_source", "replay.channel names a channel of replay.job; set job", {})
+        return self
+
+
+class ReplayChannel(SubprocessChannel):
+    """A subprocess channel whose process prints a recorded reply instead of asking a model.
+
+    Its process is ``python -m mmr.dispatch.replay_serve`` (this interpreter, no shell);
+    ``command`` and ``flags`` are ignored. Parsing, reconciliation and the gate are those of
+    any channel: a recorded reply re-scored with a new parser or threshold, or a test's
+    reply, goes through the same code as a live one.
+    """
+
+    kind: Literal["replay"] = Field(description=_KIND)  # type: ignore[assignment]
+    replay: ReplaySource = Field(description="The recorded reply to serve.")
+
+
 def _inject_kind(data: Any) -> Any:
     if isinstance(data, dict) and "kind" not in data:
         return {**data, "kind": "subprocess"}
@@ -232,6 +272,6 @@ def _inject_kind(data: Any) -> Any:
 
 
 ChannelConfig = Annotated[
-    Annotated[SubprocessChannel | HttpChannel, Field(discriminator="kind")],
+    Annotated[SubprocessChannel | HttpChannel | ReplayChannel, Field(discriminator="kind")],
     BeforeValidator(_inject_kind),
 ]

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 
 from mmr.config.aliases import RETIRED_REPLACEMENT
+from mmr.config.channel_schema import ReplayChannel
 from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel
 from mmr.config.wrapper import PROMPT_TOKEN, wrapper_template
 from mmr.errors import ConfigError
@@ -54,7 +55,8 @@ def check_compensator(config: MmrConfig, fail: Fail) -> None:
     if channel.role != "review":
         raise fail(path, f'defaults.compensator.channel "{name}" has role {channel.role} and '
                          "cannot be a compensator. Reference a review channel instead.")
-    if isinstance(channel, SubprocessChannel) and not (channel.command or "").strip():
+    if (isinstance(channel, SubprocessChannel) and not isinstance(channel, ReplayChannel)
+            and not (channel.command or "").strip()):
         raise fail(path, f'defaults.compensator.channel "{name}" is missing command. '
                          "Compensator channels must be concrete dispatch targets.")
 
@@ -62,7 +64,8 @@ def check_compensator(config: MmrConfig, fail: Fail) -> None:
 def check_runnable(config: MmrConfig, fail: Fail) -> None:
     """Every enabled, concrete subprocess channel needs a command."""
     for name, channel in config.channels.items():
-        if channel.abstract or not channel.enabled or isinstance(channel, HttpChannel):
+        if (channel.abstract or not channel.enabled
+                or isinstance(channel, HttpChannel | ReplayChannel)):
             continue
         if not (channel.command or "").strip():
             raise fail(("channels", name, "command"),

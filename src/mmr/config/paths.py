@@ -15,11 +15,13 @@ from mmr.process.types import ProcessRequest
 
 PROJECT_CONFIG_NAME = ".mmr.yaml"
 USER_CONFIG_NAME = "config.yaml"
+#: The environment variable that relocates the state root.
+MMR_HOME_ENV = "MMR_HOME"
 
 
 def mmr_home() -> Path:
     """The state root: ``$MMR_HOME`` when set and non-empty, else ``~/.mmr``."""
-    override = os.environ.get("MMR_HOME", "")
+    override = os.environ.get(MMR_HOME_ENV, "")
     if override:
         return Path(override).expanduser().absolute()
     return Path.home() / ".mmr"

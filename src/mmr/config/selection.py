@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from mmr.config.aliases import RETIRED_REPLACEMENT, canonical_names, normalize_channel_name
+from mmr.config.channel_schema import ReplayChannel
 from mmr.config.schema import ChannelRole, HttpChannel, MmrConfig
 from mmr.errors import ChannelSelectionError
 
@@ -90,7 +91,7 @@ def check_dispatchable(config: MmrConfig, name: str, *, role: ChannelRole = "rev
         raise ChannelSelectionError(
             f'Channel "{shown}" has role {channel.role} and cannot be dispatched by {role}'
         )
-    if not isinstance(channel, HttpChannel) and not (channel.command or "").strip():
+    if not isinstance(channel, HttpChannel | ReplayChannel) and not (channel.command or "").strip():
         raise ChannelSelectionError(
             f'Channel "{shown}" is not fully configured (missing command or kind: http)'
         )

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from mmr.config.channel_schema import ReplayChannel
 from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel, TemplateConfig
 from mmr.parsers import specs
 from mmr.parsers.registry import registered_names
@@ -80,6 +81,10 @@ def schema_rows() -> list[KeyRow]:
         if both and http_rows[path].meaning != row.meaning:
             raise ValueError(f"config key {path} has two descriptions (subprocess and http)")
         rows.append(KeyRow(row.path, row.type, default, row.meaning, applies))
+    # A replay channel is a subprocess channel plus its `replay` source.
+    rows.extend(KeyRow(row.path, row.type, row.default, row.meaning, "replay")
+                for row in _walk(ReplayChannel, "channels.<name>.")
+                if row.path not in subprocess_rows)
     rows.extend(_walk(TemplateConfig, "templates.<name>."))
     return [KeyRow(row.path, _TYPE_OVERRIDES.get(row.path, row.type), row.default, row.meaning,
                    row.applies) for row in rows]
@@ -134,7 +139,7 @@ _PARSER = "parser name or mapping"
 _TYPE_OVERRIDES = {
     "channels": "mapping: channel name → channel",
     "templates": "mapping: template name → template",
-    "channels.<name>.kind": '"subprocess" \\| "http"',
+    "channels.<name>.kind": '"subprocess" \\| "http" \\| "replay"',
     "channels.<name>.vars": "mapping of strings, numbers or null",
 }
 

@@ -13,6 +13,7 @@ from functools import cache, partial
 from pathlib import Path
 
 from mmr.config.aliases import RETIRED_REPLACEMENT, alias_of, normalize_channel_name
+from mmr.config.channel_schema import ReplayChannel
 from mmr.config.provenance import Source
 from mmr.config.schema import HttpChannel
 from mmr.config.selection import is_effective
@@ -86,7 +87,8 @@ def retired_message(name: str) -> str:
 
 
 def _runnable(channel: object) -> bool:
-    return isinstance(channel, HttpChannel) or bool((getattr(channel, "command", "") or "").strip())
+    return (isinstance(channel, HttpChannel | ReplayChannel)
+            or bool((getattr(channel, "command", "") or "").strip()))
 
 
 def toggle_report(outcome: ToggleOutcome) -> str:

@@ -33,13 +33,14 @@ from pathlib import Path
 
 import anyio
 
-from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel, SubprocessChannel
 from mmr.dispatch.failure_reason import StuckWatch, failure_log, stuck_log
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.http import run_http_channel
 from mmr.dispatch.isolation import Posture, open_posture
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
+from mmr.dispatch.replay import replay_argv
 from mmr.dispatch.store_io import emit, in_thread, update_status
 from mmr.errors import MmrError
 from mmr.models import ChannelStatus, Telemetry
@@ -69,6 +70,8 @@ class AttemptResult:
 
 def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
           prompt_file: Path | None, posture: Posture) -> list[str]:
+    if isinstance(channel, ReplayChannel):
+        return replay_argv(plan.name, channel)
     values = PlaceholderValues(
         channel=plan.name, prompt_file=prompt_file, repo_root=ctx.repo_root, roots=ctx.roots,
         vars=channel.vars or {}, neutral_dir=posture.directory,

@@ -29,13 +29,19 @@ from typing import Any
 
 import anyio
 
-from mmr.config.channel_schema import HttpChannel, SubprocessAuth, SubprocessChannel
+from mmr.config.channel_schema import (
+    HttpChannel,
+    ReplayChannel,
+    SubprocessAuth,
+    SubprocessChannel,
+)
 from mmr.dispatch.failure_reason import last_said
 from mmr.dispatch.http import probe_http_channel
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
 from mmr.dispatch.placeholders import split_command
 from mmr.dispatch.plan import AuthResult
+from mmr.dispatch.replay import check_replay
 from mmr.models import ChannelStatus
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.secrets.redact import redact_text
@@ -170,6 +176,8 @@ async def check_channel_async(name: str, channel: Channel | None, *,
     if isinstance(channel, HttpChannel):
 
         return await probe_http_channel(name, channel, timeout_s=timeout_s)
+    if isinstance(channel, ReplayChannel):
+        return check_replay(name, channel)
     return await _check_subprocess(name, channel, timeout_s)
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel, SubprocessChannel
 from mmr.dispatch import version_cache
 from mmr.dispatch.auth import install_token, is_installed
 from mmr.process.subprocess import ProcessRequest, run_process
@@ -41,7 +41,7 @@ _MAX_CAPTURE_BYTES = 16 * 1024
 
 def version_token(channel: Channel) -> str | None:
     """The executable whose version a channel reports: its installed first token, or None."""
-    if isinstance(channel, HttpChannel):
+    if isinstance(channel, HttpChannel | ReplayChannel):  # nothing installed to ask
         return None
     token = install_token(channel.command)
     return token if token and is_installed(token) else None

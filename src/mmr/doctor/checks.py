@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import anyio
 
-from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel, SubprocessChannel
 from mmr.config.loaded import LoadedConfig
 from mmr.config.selection import disabled_channels
 from mmr.dispatch.auth import check_channels, install_token, is_installed
@@ -87,7 +87,8 @@ def unprobed_health(name: str, channel: Channel, listed_off: set[str]) -> Channe
         return ChannelHealth(name, "abstract", installed=False)
     if not channel.enabled or name in listed_off:
         return ChannelHealth(name, "disabled", installed=False)
-    if isinstance(channel, SubprocessChannel) and not install_token(channel.command):
+    if (isinstance(channel, SubprocessChannel) and not isinstance(channel, ReplayChannel)
+            and not install_token(channel.command)):
         return ChannelHealth(name, "missing_command", installed=False)
     return None
 
@@ -95,6 +96,8 @@ def unprobed_health(name: str, channel: Channel, listed_off: set[str]) -> Channe
 def probed_health(name: str, channel: Channel, result: AuthResult,
                   version: str | None = None) -> ChannelHealth:
     """The row for a gate result: recovery only on ``auth_failed``."""
+    if result.status == "not_installed" and isinstance(channel, ReplayChannel):
+        return ChannelHealth(name, "not_installed", installed=False, recovery=result.recovery)
     if result.status == "not_installed" and isinstance(channel, SubprocessChannel):
         token = install_token(channel.command)
         return ChannelHealth(name, "not_installed", installed=False,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel, SubprocessChannel
 from mmr.config.defaults import default_compensator_channel
 from mmr.config.loaded import LoadedConfig
 from mmr.config.wrapper import resolve_prompt_wrapper
@@ -136,7 +136,8 @@ def compensator_for(config: LoadedConfig) -> Compensator:
 async def compensator_availability(compensator: Compensator) -> AuthResult:
     """Install + auth check of the compensator, run once per review."""
     channel = compensator.channel
-    if isinstance(channel, SubprocessChannel) and not (channel.command or "").strip():
+    if (isinstance(channel, SubprocessChannel) and not isinstance(channel, ReplayChannel)
+            and not (channel.command or "").strip()):
         return AuthResult("skipped", recovery="Compensator channel has no command")
     return await check_channel_async(compensator.name, channel)
 

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mmr.config.channel_schema import HttpChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel
 from mmr.dispatch.placeholders import PROMPT_FILE_PLACEHOLDER, PlaceholderValues, expand_argv
+from mmr.dispatch.replay import replay_argv
 from mmr.errors import ConfigError
 from mmr.formatters.json import dumps
 from mmr.process.types import redact_argv
@@ -29,6 +30,8 @@ def channel_argv(result: GateResult, repo_root: Path) -> list[str] | None:
     channel = result.planned.channel
     if isinstance(channel, HttpChannel):
         return None
+    if isinstance(channel, ReplayChannel):
+        return replay_argv(result.name, channel)
     file_mode = channel.prompt_delivery == "prompt-file"
     values = PlaceholderValues(
         channel=result.name, repo_root=repo_root, vars=channel.vars or {},
@@ -55,6 +58,8 @@ def auth_check(result: GateResult) -> str | None:
     if isinstance(channel, HttpChannel):
         key = f" with ${channel.api_key_env}" if channel.api_key_env else ""
         return redact_text(f"GET {channel.probe_url}{key}")
+    if isinstance(channel, ReplayChannel):
+        return "the recorded reply must exist (no process runs before dispatch)"
     if channel.auth is None:
         return None
     codes = ", ".join(str(code) for code in channel.auth.failure_exit_codes)

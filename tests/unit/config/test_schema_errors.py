@@ -105,7 +105,7 @@ def test_subprocess_auth_needs_all_three_keys_on_a_new_channel(load: Loader) -> 
 
 def test_unknown_channel_kind(load: Loader) -> None:
     assert _issues(load, "channels:\n  x:\n    kind: grpc\n    command: x\n") == [
-        'channels.x.kind: unknown kind "grpc" (expected one of "subprocess", "http")']
+        'channels.x.kind: unknown kind "grpc" (expected one of "subprocess", "http", "replay")']
 
 
 def test_unknown_parser_kind_names_the_problem(load: Loader, project_root: Path) -> None:
@@ -208,3 +208,14 @@ def test_user_file_is_named_for_a_user_value(load: Loader) -> None:
 def test_formats_accept_mmr_additions(load: Loader) -> None:
     assert load(project="defaults: {format: sarif}\n").defaults.format == "sarif"
     assert load(cli={"format": "github"}).defaults.format == "github"
+
+
+def test_a_replay_channel_names_exactly_one_source(load: Loader) -> None:
+    assert _issues(load, "channels:\n  r:\n    kind: replay\n    replay: {}\n") == [
+        "channels.r.replay: replay needs exactly one of file or job"]
+    both = "channels:\n  r:\n    kind: replay\n    replay: {file: a, job: b}\n"
+    assert _issues(load, both) == ["channels.r.replay: replay needs exactly one of file or job"]
+    stray = "channels:\n  r:\n    kind: replay\n    replay: {file: a, channel: c}\n"
+    assert _issues(load, stray) == [
+        "channels.r.replay: replay.channel names a channel of replay.job; set job"]
+    assert _issues(load, "channels:\n  r:\n    kind: replay\n") == ["channels.r.replay: required"]
