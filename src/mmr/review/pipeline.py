@@ -105,7 +105,8 @@ def load_review_config(trust: TrustContext, request: ReviewRequest,
     project = trust.project_config
     source = None if project is None else ProjectText(project.text, project.origin)
     return load_config(trust.project_root, project_source=source,
-                       cli_overrides=request.config_overrides(), on_warning=io.notice)
+                       cli_overrides=request.config_overrides(), on_warning=io.notice,
+                       default_format="text" if io.terminal else None)
 
 
 def template_criteria(config: MmrConfig, name: str | None) -> tuple[str, ...]:

@@ -1,0 +1,111 @@
+"""A new user's first hour, through the installed ``mmr`` in a real repository: text for a
+person at a terminal (a real pty), JSON for scripts, and errors that name the next step."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from mmr.config.paths import user_config_path
+from tests.builtin_channels import ENABLED_BUILTINS
+from tests.fakes.plugin import FakeCliFactory
+from tests.integration.git_repo_builder import GitRepo
+
+FINDING = {"severity": "P1", "location": "a.py:1", "description": "The value is wrong here",
+           "suggestion": "Use the right value"}
+
+
+def mmr_command() -> list[str]:
+    found = shutil.which("mmr")
+    return [found] if found else [sys.executable, "-m", "mmr"]
+
+
+def run_in_terminal(args: list[str], cwd: Path, timeout: float = 120) -> tuple[int, str]:
+    """Run ``mmr args`` with stdout on a pseudo-terminal; its exit code and what it printed."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen([*mmr_command(), *args], cwd=cwd, stdout=slave,
+                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                               env=dict(os.environ))
+    os.close(slave)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # the child closed its end of the terminal
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            elif process.poll() is not None:
+                break
+        code = process.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        os.close(master)
+        if process.poll() is None:
+            process.kill()
+    return code, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def run_piped(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*mmr_command(), *args], cwd=cwd, capture_output=True, text=True,
+                          env=dict(os.environ), timeout=120, check=False)
+
+
+def two_reviewers(fake_cli: FakeCliFactory, extra: dict[str, object] | None = None) -> None:
+    fake_cli("rev1", stdout={"approved": False, "findings": [FINDING], "summary": "one"})
+    fake_cli("rev2", stdout={"approved": True, "findings": [], "summary": "ok"})
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump({
+        "channels": {"rev1": {"command": "rev1"}, "rev2": {"command": "rev2"}},
+        "channels_disabled": ENABLED_BUILTINS, **(extra or {}),
+    }))
+
+
+def changed_repo(tmp_path: Path) -> GitRepo:
+    repo = GitRepo.create(tmp_path / "repo", {"a.py": "x = 1\n"})
+    repo.write({"a.py": "x = 2\n"})
+    return repo
+
+
+def test_a_terminal_gets_the_text_report_and_a_pipe_gets_json(
+        tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    repo = changed_repo(tmp_path)
+    two_reviewers(fake_cli)
+    code, shown = run_in_terminal(["review", "--sync"], repo.root)
+    assert code == 2
+    assert "blocked" in shown.lower() and "The value is wrong here" in shown
+    assert not shown.lstrip().startswith("{") and "description_shingle" not in shown
+    job_id = next(word for word in shown.split() if word.startswith("mmr-"))
+    # The job did not record the terminal's choice: a script reading it still gets JSON,
+    # and a person reading it at a terminal gets text.
+    piped = run_piped(["results", job_id], repo.root)
+    assert json.loads(piped.stdout)["verdict"] == "blocked"
+    code, shown = run_in_terminal(["results", job_id], repo.root)
+    assert code == 2 and not shown.lstrip().startswith("{") and "blocked" in shown.lower()
+
+
+def test_a_chosen_format_wins_over_the_terminal(tmp_path: Path,
+                                                fake_cli: FakeCliFactory) -> None:
+    repo = changed_repo(tmp_path)
+    two_reviewers(fake_cli, {"defaults": {"format": "json"}})
+    code, shown = run_in_terminal(["review", "--sync"], repo.root)
+    assert code == 2 and json.loads(shown)["verdict"] == "blocked"
+    code, shown = run_in_terminal(["review", "--sync", "--format", "markdown"], repo.root)
+    assert code == 2 and not shown.lstrip().startswith("{")
+    job_id = json.loads(run_piped(["review", "--sync"], repo.root).stdout)["job_id"]
+    code, shown = run_in_terminal(["results", job_id], repo.root)
+    assert json.loads(shown)["job_id"] == job_id  # the review's chosen format, kept
