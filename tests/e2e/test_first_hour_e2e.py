@@ -109,3 +109,45 @@ def test_a_chosen_format_wins_over_the_terminal(tmp_path: Path,
     job_id = json.loads(run_piped(["review", "--sync"], repo.root).stdout)["job_id"]
     code, shown = run_in_terminal(["results", job_id], repo.root)
     assert json.loads(shown)["job_id"] == job_id  # the review's chosen format, kept
+
+
+def only_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def test_a_committed_branch_is_told_to_review_with_its_default_branch(
+        tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    upstream = GitRepo.create(tmp_path / "upstream", {"a.py": "x = 1\n"})
+    upstream.git("branch", "-m", "main", "trunk")
+    subprocess.run(["git", "clone", "-q", str(upstream.root), str(tmp_path / "clone")],
+                   check=True, capture_output=True)
+    repo = GitRepo(tmp_path / "clone")
+    repo.git("config", "commit.gpgsign", "false")
+    repo.branch("feature")
+    repo.commit({"a.py": "x = 2\n"})
+    two_reviewers(fake_cli)
+    for args in (["review"], ["review", "--dry-run"], ["review", "--sync"]):
+        done = run_piped(args, repo.root)
+        assert done.returncode == 1, done.stderr
+        assert only_line(done.stderr) == ("mmr: error: nothing uncommitted; review the branch "
+                                          "with `mmr review --base origin/trunk`")
+        assert done.stdout == ""
+
+
+def test_input_that_is_not_a_diff_is_refused_before_any_reviewer_runs(
+        tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    repo = GitRepo.create(tmp_path / "repo", {"a.py": "x = 1\n"})
+    two_reviewers(fake_cli)
+    reviewer = fake_cli("rev1", stdout={"approved": True, "findings": [], "summary": "ok"})
+    for given, word in ((b"please review my change to a.py\nx = 2\n", "not a unified diff"),
+                        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00", "binary")):
+        done = subprocess.run([*mmr_command(), "review", "--diff", "-", "--sync"],
+                              cwd=repo.root, input=given, capture_output=True,
+                              env=dict(os.environ), timeout=120, check=False)
+        assert done.returncode == 1, done.stderr
+        line = only_line(done.stderr.decode())
+        assert word in line and "git diff" in line
+        assert done.stdout == b""
+    assert reviewer.calls() == []
