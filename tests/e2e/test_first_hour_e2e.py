@@ -151,3 +151,23 @@ def test_input_that_is_not_a_diff_is_refused_before_any_reviewer_runs(
         assert word in line and "git diff" in line
         assert done.stdout == b""
     assert reviewer.calls() == []
+
+
+def test_status_exits_2_for_a_channel_that_was_not_installed(
+        tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    repo = changed_repo(tmp_path)
+    fake_cli("rev1", stdout={"approved": True, "findings": [], "summary": "ok"})
+    fake_cli("rev2", stdout={"approved": True, "findings": [], "summary": "ok"})
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump({
+        "channels": {"rev1": {"command": "rev1"}, "rev2": {"command": "rev2"},
+                     "absent": {"command": "no-such-reviewer-cli"}},
+        "channels_disabled": ENABLED_BUILTINS,
+    }))
+    review = run_piped(["review", "--sync"], repo.root)
+    assert review.returncode == 0, review.stderr  # two reviewers reported: a pass
+    job_id = json.loads(review.stdout)["job_id"]
+    status = run_piped(["status", job_id], repo.root)
+    assert json.loads(status.stdout)["channels"]["absent"]["status"] == "not_installed"
+    assert status.returncode == 2  # a channel could not run, as MMR 4.0.1 says
