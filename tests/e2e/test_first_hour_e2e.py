@@ -171,3 +171,22 @@ def test_status_exits_2_for_a_channel_that_was_not_installed(
     status = run_piped(["status", job_id], repo.root)
     assert json.loads(status.stdout)["channels"]["absent"]["status"] == "not_installed"
     assert status.returncode == 2  # a channel could not run, as MMR 4.0.1 says
+
+
+def test_dash_h_is_help(tmp_path: Path) -> None:
+    for args in (["-h"], ["review", "-h"], ["jobs", "prune", "-h"]):
+        done = run_piped(args, tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("Usage: mmr") and done.stderr == ""
+        assert done.stdout == run_piped([*args[:-1], "--help"], tmp_path).stdout
+
+
+def test_a_missing_antigravity_says_how_to_install_it(tmp_path: Path) -> None:
+    repo = GitRepo.create(tmp_path / "repo", {"a.py": "x = 1\n"})
+    done = subprocess.run([*mmr_command(), "doctor"], cwd=repo.root, capture_output=True,
+                          text=True, env={**os.environ, "PATH": str(Path(sys.executable).parent)
+                                          + os.pathsep + "/usr/bin:/bin"},
+                          timeout=120, check=False)
+    hint = next(line for line in done.stdout.splitlines()
+                if "install agy" in line or ("antigravity" in line and "→" in line))
+    assert "Google Antigravity" in hint, done.stdout
