@@ -190,3 +190,20 @@ def test_a_missing_antigravity_says_how_to_install_it(tmp_path: Path) -> None:
     hint = next(line for line in done.stdout.splitlines()
                 if "install agy" in line or ("antigravity" in line and "→" in line))
     assert "Google Antigravity" in hint, done.stdout
+
+
+def test_a_missing_base_is_said_once(tmp_path: Path) -> None:
+    repo = GitRepo.create(tmp_path / "repo", {"a.py": "x = 1\n"})
+    done = run_piped(["review", "--base", "nosuchref", "--sync"], repo.root)
+    assert done.returncode == 1
+    assert only_line(done.stderr) == ("mmr: error: unknown git ref 'nosuchref' for --base; "
+                                      "check the name, or fetch it first")
+
+
+def test_jobs_prune_and_ack_prune_print_one_compact_line_each(tmp_path: Path) -> None:
+    repo = GitRepo.create(tmp_path / "repo", {"a.py": "x = 1\n"})
+    for args, key in ((["jobs", "prune"], "pruned"), (["ack", "prune"], "pruned")):
+        done = run_piped(args, repo.root)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.count("\n") == 1 and ": " not in done.stdout
+        assert key in json.loads(done.stdout)

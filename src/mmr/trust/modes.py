@@ -189,7 +189,8 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
             if not flags.trust_project_config:
                 warnings.append(branch_warning(drift.default_branch, drift.merge_base))
     # An implicit HEAD is missing only in a repository without commits: not worth a warning.
-    named = found.base_ref is not None and found.base_ref != "HEAD"
+    # A missing --base is the diff's error too: said once, there, not also as a warning.
+    named = found.base_ref is not None and found.base_ref not in ("HEAD", request.base)
     if named and found.base_ref is not None and not git.ref_exists(found.base_ref, root):
         warnings.append(f"[mmr] warning: trusted ref {found.base_ref} does not exist in this "
                         "repository (fetch it first); no project config or acks will be read "
