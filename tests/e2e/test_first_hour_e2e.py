@@ -207,3 +207,28 @@ def test_jobs_prune_and_ack_prune_print_one_compact_line_each(tmp_path: Path) ->
         assert done.returncode == 0, done.stderr
         assert done.stdout.count("\n") == 1 and ": " not in done.stdout
         assert key in json.loads(done.stdout)
+
+
+def path_without_gh() -> str:
+    kept = [entry for entry in os.environ.get("PATH", "").split(os.pathsep)
+            if entry and not (Path(entry) / "gh").exists()]
+    return os.pathsep.join(kept)
+
+
+def test_no_gh_is_said_once_and_names_only_what_the_command_has(
+        tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    repo = changed_repo(tmp_path)
+    two_reviewers(fake_cli)
+    saved = tmp_path / "verdict.json"
+    saved.write_text(run_piped(["review", "--sync"], repo.root).stdout)
+    env = {**os.environ, "PATH": path_without_gh()}
+    review = subprocess.run([*mmr_command(), "review", "--pr", "3", "--sync"], cwd=repo.root,
+                            capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert review.returncode == 1
+    assert "'gh' not found on PATH" in only_line(review.stderr)
+    comment = subprocess.run([*mmr_command(), "comment", "--pr", "3", "--results", str(saved)],
+                             cwd=repo.root, capture_output=True, text=True, env=env,
+                             timeout=120, check=False)
+    assert comment.returncode == 1
+    line = only_line(comment.stderr)
+    assert "'gh' not found on PATH" in line and "--diff" not in line, line

@@ -129,6 +129,9 @@ def _classify_pr(number: int, cwd: Path, resolver: PrBaseResolver) -> TrustClass
     # --pr beats --base: a stray, possibly attacker-suggested --base is ignored for trust.
     try:
         base = resolver(number, cwd)
+    except git.ToolNotFoundError:
+        # No gh: reading the PR's diff fails next with this very message; say it once.
+        return TrustClassification("untrusted-head")
     except (GitError, OSError, ValueError) as exc:
         return _untrusted(f"[mmr] warning: could not read the base branch of PR #{number} "
                           f"({exc}); project config and acks will not load (trust mode "
