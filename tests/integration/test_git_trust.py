@@ -148,8 +148,8 @@ def test_pr_without_gh_falls_back_to_untrusted_head(repo: GitRepo, tmp_path: Pat
     # git stays reachable through the repository check's fallback (.git walk-up).
     monkeypatch.setenv("PATH", path_without_git(tmp_path))
     found = classify_trust_mode(repo.root, DiffRequest(pr=5), TrustFlags())
-    assert found.mode == "untrusted-head"
-    assert "'gh' not found on PATH" in found.notes[0]
+    # No note: reading the PR's diff fails next with the same message, said once there.
+    assert (found.mode, found.notes) == ("untrusted-head", ())
 
 
 def test_planted_dot_git_is_advisory_only(tmp_path: Path) -> None:
