@@ -7,12 +7,14 @@ their own machine, so it always works on the working tree, with no trust gating.
 ``add`` copies location and shingle from the reconciled finding a past review reported
 (its job's ``results.json``); ``rm`` reports whether the file existed (additive); ``prune``
 removes acks whose findings have not been seen for ``ack_retention_days`` (MMR 4.0.1's
-prune removes nothing). The acks core is imported when a sub-command runs (see "Imports"
-in :mod:`mmr.cli.app`).
+prune removes nothing) and prints its report as one compact line, as ``jobs prune``
+does. The acks core is imported when a sub-command runs (see "Imports" in
+:mod:`mmr.cli.app`).
 """
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -151,7 +153,9 @@ def prune(
         retention_days=days, now=datetime.now(UTC), dry_run=dry_run,
         jobs=iter_job_findings(jobs_dir()), scope_label=scope,
     )
-    return _print(report.to_json_dict())
+    # One compact line, as `mmr jobs prune` prints its report (MMR 4.0.1's form there).
+    write_report(json.dumps(report.to_json_dict(), ensure_ascii=False, separators=(",", ":")))
+    return 0
 
 
 def _configured_ack_retention() -> float:

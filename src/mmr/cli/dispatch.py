@@ -33,6 +33,8 @@ from mmr.errors import UsageError
 from mmr.log import stderr_line
 
 NO_COMMAND_HINT = "mmr: error: missing command; run 'mmr --help' for usage"
+#: ``-h`` is what most command-line tools take for help; no mmr option uses it otherwise.
+HELP_FLAGS = frozenset({"--help", "-h"})
 
 
 def run(args: Sequence[str], app: typer.Typer = mmr_app) -> int:
@@ -50,7 +52,8 @@ def run(args: Sequence[str], app: typer.Typer = mmr_app) -> int:
         sys.stdout.write(__version__ + "\n")
         return 0
     resolved = resolve_command(root, tokens)
-    if "--help" in options_part:  # the help of the command named before it, as `mmr help` prints
+    # The help of the command named before it, as `mmr help` prints.
+    if HELP_FLAGS.intersection(options_part):
         sys.stdout.write(help_text(root, Resolved(resolved.path, ())) + "\n")
         return 0
     try:

@@ -38,10 +38,11 @@ def use_color(
         return force.strip().lower() not in _FALSE_WORDS
     if environ.get("TERM", "") == "dumb":
         return False
-    return _is_terminal(stream)
+    return is_terminal(stream)
 
 
-def _is_terminal(stream: TextIO | None) -> bool:
+def is_terminal(stream: TextIO | None) -> bool:
+    """Whether ``stream`` is a terminal (a person reads it) rather than a pipe or file."""
     try:
         return stream is not None and stream.isatty()
     except (AttributeError, ValueError, OSError):

@@ -19,18 +19,21 @@ the channels still running. The core is imported when a command runs (see "Impor
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
 
-from mmr.cli.output import write_report
+from mmr.cli.output import is_terminal, write_report
 from mmr.config.paths import jobs_dir
 from mmr.vocabulary import Format
 
 JobId = Annotated[str, typer.Argument(
     metavar="JOB_ID", show_default=False, help="The job id, e.g. mmr-3f2a9c1b7d04.")]
 JobFormat = Annotated[Format | None, typer.Option(
-    "--format", help="Output format (default: the job's format, else json).")]
+    "--format",
+    help="Output format (default: the job's format, else text on a terminal and json "
+         "otherwise).")]
 WaitTimeout = Annotated[float | None, typer.Option(
     "--wait-timeout",
     help="Seconds to wait for a running job (default: its longest channel timeout, twice).")]
@@ -52,7 +55,8 @@ def results(
     from mmr.store.jobs import JobStore
 
     outcome = job_verdict(JobStore(jobs_dir()), job_id, fmt=fmt, include_raw=raw,
-                          wait=not no_wait, wait_timeout=wait_timeout)
+                          wait=not no_wait, wait_timeout=wait_timeout,
+                          terminal=is_terminal(sys.stdout))
     if outcome.document:  # an rdjsonl document without findings is empty: print nothing
         write_report(outcome.document)
     return outcome.exit_code
@@ -76,7 +80,8 @@ def reconcile(
     from mmr.store.jobs import JobStore
 
     outcome = reconcile_external(JobStore(jobs_dir()), job_id, channel=channel, source=source,
-                                 fmt=fmt, wait=not no_wait, wait_timeout=wait_timeout)
+                                 fmt=fmt, wait=not no_wait, wait_timeout=wait_timeout,
+                                 terminal=is_terminal(sys.stdout))
     if outcome.document:  # an rdjsonl document without findings is empty: print nothing
         write_report(outcome.document)
     return outcome.exit_code

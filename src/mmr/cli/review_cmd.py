@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from mmr.cli.output import use_color, write_report
+from mmr.cli.output import is_terminal, use_color, write_report
 from mmr.log import stderr_line
 from mmr.vocabulary import Format, Severity
 
@@ -45,7 +45,9 @@ def review(
     max_diff_lines: Annotated[int | None, typer.Option(
         "--max-diff-lines", help="Refuse a diff longer than N lines.")] = None,
     fmt: Annotated[Format | None, typer.Option(
-        "--format", help="Output format of the verdict (default: defaults.format, json).")
+        "--format",
+        help="Output format of the verdict (default: defaults.format, else text on a "
+             "terminal and json otherwise).")
     ] = None,
     sync: Annotated[bool, typer.Option(
         "--sync/--no-sync", help="Wait for the verdict and exit with its code.")] = False,
@@ -93,7 +95,7 @@ def review(
     progress = None if quiet else progress_for(sys.stderr, quiet=False,
                                                color=use_color(sys.stderr))
     outcome = run_review(request, ReviewIO(cwd=Path.cwd(), notice_sink=stderr_line,
-                                           progress=progress))
+                                           progress=progress, terminal=is_terminal(sys.stdout)))
     if outcome.document:  # an empty rdjsonl document is no lines at all, not a blank line
         write_report(outcome.document)
     return outcome.exit_code

@@ -12,6 +12,9 @@ from mmr.comment.body import MARKER, build_body, read_state
 from mmr.errors import GitError
 from mmr.models import ReconciledResults
 
+NO_GH_MESSAGE = ("'gh' not found on PATH (needed to post the pull-request comment); install "
+                 "the GitHub CLI and run `gh auth login`")
+
 # One JSON object a line, whatever the number of pages.
 _COMMENT_FIELDS = ".[] | {id: .id, body: .body, url: .html_url}"
 
@@ -45,7 +48,11 @@ def find_sticky(pr: int, cwd: Path) -> dict[str, object] | None:
 
 def post_sticky(results: ReconciledResults, pr: int, cwd: Path) -> CommentOutcome:
     """Update the sticky comment in place, or create it on the first run."""
-    existing = find_sticky(pr, cwd)
+    try:
+        existing = find_sticky(pr, cwd)
+    except git.ToolNotFoundError:
+        # git's own hint offers --diff, which posting a comment has no use for.
+        raise GitError(NO_GH_MESSAGE) from None
     previous = read_state(str(existing.get("body", ""))) if existing else {}
     body = build_body(results, previous)
     existing_id = existing.get("id") if existing is not None else None

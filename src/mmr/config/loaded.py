@@ -64,6 +64,13 @@ class LoadedConfig:
         """Every channel, in registry order."""
         return self.config.channels
 
+    def chosen_format(self) -> str | None:
+        """``defaults.format`` when a config file or ``--format`` set it, else None (the
+        built-in default: text on a terminal, json otherwise, decided where it prints)."""
+        if self.provenance.source_of(("defaults", "format")) == "default":
+            return None
+        return self.config.defaults.format
+
     def channel(self, name: str) -> Channel | None:
         """The channel called ``name`` (an alias is accepted), or None."""
         return self.config.channels.get(normalize_channel_name(name))

@@ -44,6 +44,7 @@ def load_config(
     cli_overrides: Mapping[str, Any] | None = None,
     on_warning: Callable[[str], None] | None = None,
     user_config_file: Path | None = None,
+    default_format: str | None = None,
 ) -> LoadedConfig:
     """Load and validate the layered config.
 
@@ -51,9 +52,14 @@ def load_config(
     ``ProjectText`` supplies the text (trust mode reads it from a git ref); ``None``
     skips the project layer (untrusted modes). ``cli_overrides`` holds ``defaults``
     keys from flags (``fix_threshold``, ``timeout``, ``format``); None values are absent.
+    ``default_format`` replaces the built-in ``defaults.format`` (text when stdout is a
+    terminal), so a format set in a config file or by ``--format`` still wins.
     """
     sink = WarningSink(on_warning)
-    layers = [ConfigLayer("default", BUILTIN_LABEL, None, builtin_layer())]
+    builtin = builtin_layer()
+    if default_format is not None:
+        builtin["defaults"]["format"] = default_format
+    layers = [ConfigLayer("default", BUILTIN_LABEL, None, builtin)]
     user_path = user_config_file or user_config_path()
     for layer in (
         _file_layer("user", user_path, sink),

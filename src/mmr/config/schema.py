@@ -136,7 +136,9 @@ class Defaults(ConfigModel):
                        "needs-user-decision (exit 3).")
     timeout: Seconds = Field(
         300, description="Seconds a channel may run unless it sets its own `timeout`.")
-    format: OutputFormat = Field("json", description="Output format of the verdict.")
+    format: OutputFormat = Field(
+        "json", description="Output format of the verdict; when no config file sets it, "
+                            "text on a terminal and json otherwise.")
     parallel: StrictBool = Field(
         True, description="Dispatch channels concurrently (false: one after another).")
     job_retention_days: Days = Field(

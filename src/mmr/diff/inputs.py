@@ -17,11 +17,18 @@ from typing import BinaryIO, Literal
 from mmr import git
 from mmr.diff.proposed import ProposedChanges, detect_proposed_changes
 from mmr.errors import DiffError, GitError
-from mmr.unidiff.sections import exclude_sections, normalize_pattern
+from mmr.unidiff.sections import exclude_sections, normalize_pattern, split_sections
 
 DiffSource = Literal["diff", "pr", "staged", "base", "working"]
 
 EMPTY_DIFF_MESSAGE = "No diff content found. Provide --diff, --pr, --staged, or --base/--head."
+NOT_A_DIFF_MESSAGE = ("--diff input is not a unified diff (no file header such as "
+                      "`diff --git` or `--- a/…`); pass the output of `git diff`")
+BINARY_MESSAGE = "--diff input is binary, not a unified diff; pass the output of `git diff`"
+
+
+class NothingUncommittedError(DiffError):
+    """The working tree (no input flag) has no changes; the caller may know the next step."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,9 @@ def resolve_diff(request: DiffRequest, cwd: Path, *, diff_exclude: Sequence[str]
     patterns = [p for p in (normalize_pattern(p) for p in diff_exclude) if p]
     if request.diff is not None:
         raw = _read_diff_file(request.diff, cwd, stdin)
+        if raw.strip() and not split_sections(raw)[1]:
+            # Refused here, before any reviewer is paid to read it.
+            raise DiffError(NOT_A_DIFF_MESSAGE)
         return _from_text(raw, "diff", patterns)
     if request.pr is not None:
         return _from_text(git.pr_diff(request.pr, cwd), "pr", patterns, pr_number=request.pr)
@@ -121,6 +131,8 @@ def _read_diff_file(name: str, cwd: Path, stdin: BinaryIO | None) -> str:
             raise DiffError(f"cannot read --diff file {name}: {exc.strerror or exc}") from None
         except ValueError:  # a NUL in the name: no file can have it
             raise DiffError(f"--diff file not found: {name!r}") from None
+    if b"\0" in data:  # git prints "Binary files … differ" for binary files, never NULs
+        raise DiffError(BINARY_MESSAGE)
     return data.decode("utf-8", errors="replace")
 
 
@@ -139,7 +151,7 @@ def _from_git(scope: git.DiffScope, source: DiffSource, cwd: Path,
     text = git.diff(scope, cwd, exclude=patterns)
     excluded = git.diff_paths(scope, cwd, only=patterns)
     if not text.strip() and not excluded:
-        raise DiffError(EMPTY_DIFF_MESSAGE)
+        raise (NothingUncommittedError if source == "working" else DiffError)(EMPTY_DIFF_MESSAGE)
     return DiffInput(text=text, source=source, base_ref=scope.base,
                      head_ref=scope.head if scope.base is not None else None,
                      excluded_files=tuple(excluded), line_count=count_diff_lines(text),

@@ -67,7 +67,7 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
     record = store.create_job(
         setup.channel_names,
         fix_threshold=loaded.defaults.fix_threshold,
-        format=loaded.defaults.format,
+        format=loaded.chosen_format(),
         min_completed_channels=loaded.defaults.min_completed_channels,
         session_id=request.session,
         round=request.round if request.round is not None else (1 if request.session else None),

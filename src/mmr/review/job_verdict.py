@@ -95,30 +95,32 @@ def _finished_now(store: JobStore, job_id: str) -> JobRecord:
 
 def job_verdict(store: JobStore, job_id: str, *, fmt: str | None = None,
                 include_raw: bool = False, wait: bool = False,
-                wait_timeout: float | None = None) -> ReviewOutcome:
+                wait_timeout: float | None = None, terminal: bool = False) -> ReviewOutcome:
     """``mmr results``: run the results pipeline on the stored outputs, save, render."""
     job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)
-    return _verdict(store, job, fmt, include_raw=include_raw)
+    return _verdict(store, job, fmt, include_raw=include_raw, terminal=terminal)
 
 
 def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: str,
                        fmt: str | None = None, stdin: TextIO | None = None,
-                       wait: bool = False, wait_timeout: float | None = None) -> ReviewOutcome:
+                       wait: bool = False, wait_timeout: float | None = None,
+                       terminal: bool = False) -> ReviewOutcome:
     """``mmr reconcile``: add ``--input``'s findings as channel ``channel``, then the verdict."""
 
     job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)  # 1, 2
     name = injected_channel_name(channel, job)             # 3, 4
     parsed = external_findings(source, stdin)              # 5, 6
     inject_channel(store, job_id, name, parsed)            # 7
-    return _verdict(store, job, fmt, include_raw=False)    # 8
+    return _verdict(store, job, fmt, include_raw=False, terminal=terminal)  # 8
 
 
 def _verdict(store: JobStore, job: JobRecord, fmt: str | None, *,
-             include_raw: bool) -> ReviewOutcome:
+             include_raw: bool, terminal: bool) -> ReviewOutcome:
     results = job_results(store, job.job_id, include_raw=include_raw)
     json_text = results_json(results)  # encoded once: for results.json and a JSON print
     save_results(store, results, json_text)
-    fmt = fmt or job.format or "json"
+    # --format, else the format the review chose, else text for a person at a terminal.
+    fmt = fmt or job.format or ("text" if terminal else "json")
     document = json_text if fmt == "json" else render_document(results, fmt)
     code = results_exit_code(results)
     interrupted = interruption(store, job)

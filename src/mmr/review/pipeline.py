@@ -13,8 +13,8 @@ from mmr.config.loaded import LoadedConfig, ProjectText
 from mmr.config.loader import load_config
 from mmr.config.schema import MmrConfig
 from mmr.config.selection import select_channels
-from mmr.diff.inputs import check_reviewable, resolve_diff
-from mmr.errors import ChannelSelectionError, ConfigError
+from mmr.diff.inputs import NothingUncommittedError, check_reviewable, resolve_diff
+from mmr.errors import ChannelSelectionError, ConfigError, DiffError
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
 from mmr.reconcile.documents import max_rounds_results
 from mmr.reconcile.verdict import unreachable_floor_warning
@@ -27,6 +27,7 @@ from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
 from mmr.secrets.findings import secret_findings
 from mmr.store.rounds import check_round_budget
 from mmr.store.session_ids import check_session_id
+from mmr.trust.branch import committed_branch_hint
 from mmr.trust.modes import TrustContext, resolve_trust
 from mmr.trust.notices import unread_project_files_notice
 from mmr.trust.ratification import ratification_gate
@@ -71,8 +72,12 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
                                       budget.max_rounds, loaded.defaults.fix_threshold)
         return ReviewOutcome(render_document(document, loaded.defaults.format),
                              EXIT_NEEDS_USER_DECISION)
-    diff = resolve_diff(request.diff_request(), io.cwd,                       # 9, 10
-                        diff_exclude=loaded.defaults.diff_exclude, stdin=io.stdin)
+    try:
+        diff = resolve_diff(request.diff_request(), io.cwd,                   # 9, 10
+                            diff_exclude=loaded.defaults.diff_exclude, stdin=io.stdin)
+    except NothingUncommittedError as exc:  # the branch's commits may be what to review
+        hint = committed_branch_hint(trust.project_root)
+        raise exc if hint is None else DiffError(hint) from None
     io.notice(diff.exclusion_notice)
     proposed = diff.proposed.union(trust.branch_proposed)
     block = ratification_gate(trust, proposed)                               # 11, 12
@@ -105,7 +110,8 @@ def load_review_config(trust: TrustContext, request: ReviewRequest,
     project = trust.project_config
     source = None if project is None else ProjectText(project.text, project.origin)
     return load_config(trust.project_root, project_source=source,
-                       cli_overrides=request.config_overrides(), on_warning=io.notice)
+                       cli_overrides=request.config_overrides(), on_warning=io.notice,
+                       default_format="text" if io.terminal else None)
 
 
 def template_criteria(config: MmrConfig, name: str | None) -> tuple[str, ...]:

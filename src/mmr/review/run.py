@@ -45,6 +45,8 @@ class ReviewIO:
     notice_sink: Callable[[str], None]
     stdin: BinaryIO | None = None
     progress: Progress | None = None
+    #: stdout is a terminal: a verdict nobody chose a format for is printed as text.
+    terminal: bool = False
 
     def notice(self, line: str | None) -> None:
         """One line for stderr; ``None`` (no notice) is ignored."""

@@ -13,9 +13,9 @@ from mmr.errors import MmrError
 from mmr.store.records import ChannelJobEntry, JobRecord, elapsed_ms
 from mmr.vocabulary import EXIT_NOT_FOUND, EXIT_STILL_RUNNING
 
-#: Statuses that make `mmr status` exit 2. In mmr, ``not_installed`` and
-#: ``skipped`` are not failures of a dispatched channel.
-STATUS_FAILURES = frozenset({"failed", "timeout", "auth_failed"})
+#: Statuses that make `mmr status` exit 2: a channel that failed or could not run, as
+#: MMR 4.0.1 does (scripts use it). ``skipped`` was a choice, not a failure.
+STATUS_FAILURES = frozenset({"failed", "timeout", "auth_failed", "not_installed"})
 
 
 class ChannelsStillRunningError(MmrError):
@@ -75,7 +75,8 @@ def status_document(job: JobRecord) -> dict[str, Any]:
 
 
 def status_exit_code(job: JobRecord) -> int:
-    """1 while any channel runs; else 2 if one failed, timed out or failed auth; else 0.
+    """1 while any channel runs; else 2 if one failed, timed out, failed auth or was not
+    installed; else 0.
 
     A job whose worker still holds ``worker.lock`` is running too: once every channel has
     settled, the worker may still register compensating passes or be saving results.

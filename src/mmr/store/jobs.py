@@ -102,7 +102,7 @@ class JobStore(ChannelFiles):
         channels: Iterable[str],
         *,
         fix_threshold: Severity,
-        format: str,
+        format: str | None,
         min_completed_channels: int,
         kind: JobKind = "review",
         session_id: str | None = None,

@@ -67,6 +67,21 @@ def default_branch(root: Path) -> str | None:
     return next((name for name in _LOCAL_FALLBACKS if git.ref_exists(name, root)), None)
 
 
+def committed_branch_hint(root: Path) -> str | None:
+    """For a working tree with nothing uncommitted: the command that reviews the branch's
+    commits, when HEAD has commits its default branch lacks; else None."""
+    branch = default_branch(root)
+    if branch is None:
+        return None
+    try:
+        ahead = git.log_oneline(branch, "HEAD", root)
+    except GitError:  # unrelated histories, a shallow clone: nothing to suggest
+        return None
+    if not ahead.strip():
+        return None
+    return f"nothing uncommitted; review the branch with `mmr review --base {branch}`"
+
+
 def branch_drift(root: Path) -> BranchDrift | None:
     """What HEAD changed in ``.mmr.yaml`` and acks since its merge base; None: unknowable."""
     branch = default_branch(root)

@@ -129,6 +129,9 @@ def _classify_pr(number: int, cwd: Path, resolver: PrBaseResolver) -> TrustClass
     # --pr beats --base: a stray, possibly attacker-suggested --base is ignored for trust.
     try:
         base = resolver(number, cwd)
+    except git.ToolNotFoundError:
+        # No gh: reading the PR's diff fails next with this very message; say it once.
+        return TrustClassification("untrusted-head")
     except (GitError, OSError, ValueError) as exc:
         return _untrusted(f"[mmr] warning: could not read the base branch of PR #{number} "
                           f"({exc}); project config and acks will not load (trust mode "
@@ -189,7 +192,8 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
             if not flags.trust_project_config:
                 warnings.append(branch_warning(drift.default_branch, drift.merge_base))
     # An implicit HEAD is missing only in a repository without commits: not worth a warning.
-    named = found.base_ref is not None and found.base_ref != "HEAD"
+    # A missing --base is the diff's error too: said once, there, not also as a warning.
+    named = found.base_ref is not None and found.base_ref not in ("HEAD", request.base)
     if named and found.base_ref is not None and not git.ref_exists(found.base_ref, root):
         warnings.append(f"[mmr] warning: trusted ref {found.base_ref} does not exist in this "
                         "repository (fetch it first); no project config or acks will be read "

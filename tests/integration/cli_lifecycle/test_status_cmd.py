@@ -63,18 +63,18 @@ def test_running_wins_over_failed(store: JobStore, run_mmr: RunMmr) -> None:
     assert run_mmr("status", job_id).code == 1
 
 
-@pytest.mark.parametrize("structural", ["not_installed", "skipped"])
-def test_not_installed_and_skipped_are_not_failures(
-    store: JobStore, run_mmr: RunMmr, structural: str
+@pytest.mark.parametrize(("structural", "code"), [("not_installed", 2), ("skipped", 0)])
+def test_not_installed_fails_and_skipped_does_not(
+    store: JobStore, run_mmr: RunMmr, structural: str, code: int
 ) -> None:
-    """Decisions: the reference exits 2 for ``not_installed``; mmr exits 0."""
+    """A channel that could not run exits 2, as MMR 4.0.1 does; a skipped one does not."""
     job_id = new_job(store)
     store.update_channel(job_id, "codex", status=structural, auth="failed")
     set_statuses(store, job_id, claude="completed")
 
     result = run_mmr("status", job_id)
 
-    assert result.code == 0
+    assert result.code == code
     assert result.json()["channels"]["codex"] == {"status": structural}
 
 

@@ -58,7 +58,8 @@ def test_text_report_of_a_mixed_machine(mmr: MmrRunner, project_file: Path,
         "  ✓ codex            ok (codex-cli 0.50.0)",
         "  ⚠ grok             timeout (grok 1.0)",
         "  ✗ antigravity      not_installed",
-        "      → install absent-cli-xyz, or stop dispatching it: mmr config disable antigravity",
+        "      → install absent-cli-xyz (Google Antigravity, whose installer puts agy on PATH; "
+        "not on npm), or stop dispatching it: mmr config disable antigravity",
         "  · opencode         disabled",
         "  · doc-conformance  disabled",
         "  · minimax          disabled",
@@ -93,7 +94,8 @@ def test_json_rows_in_config_order(mmr: MmrRunner, project_file: Path,
                             "version": "grok 1.0"}  # a CLI slow to answer still has a version
     assert rows["antigravity"] == {
         "name": "antigravity", "status": "not_installed", "installed": False,
-        "recovery": "install absent-cli-xyz, or stop dispatching it: "
+        "recovery": "install absent-cli-xyz (Google Antigravity, whose installer puts agy on "
+                    "PATH; not on npm), or stop dispatching it: "
                     "mmr config disable antigravity"}
     assert rows["gemini"] == {"name": "gemini", "status": "retired", "installed": False}
     assert rows["opencode"] == {"name": "opencode", "status": "disabled", "installed": False}
@@ -121,7 +123,8 @@ def test_no_cli_installed(mmr: MmrRunner):
             ("codex", "codex", " (npm install -g @openai/codex)"),
             ("grok", "grok", " (xAI's installer (see docs.x.ai); not the npm package "
                              "@vibe-kit/grok-cli)"),
-            ("antigravity", "agy", "")):
+            ("antigravity", "agy", " (Google Antigravity, whose installer puts agy on PATH; "
+                                   "not on npm)")):
         assert f"  ✗ {name.ljust(16)} not_installed" in lines
         assert (f"      → install {token}{how}, or stop dispatching it: "
                 f"mmr config disable {name}" in lines)

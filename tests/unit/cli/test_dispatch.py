@@ -68,7 +68,6 @@ def test_no_command_prints_root_help_to_stderr(capsys):
     [
         (("bogus",), "mmr", "unknown command 'bogus'"),
         (("--bogus",), "mmr", "unknown option '--bogus'"),
-        (("-h",), "mmr", "unknown option '-h'; did you mean '--help'?"),
         (("-v",), "mmr", "unknown option '-v'; did you mean '--version'?"),
         (("review", "--bogus"), "mmr review", "unknown option '--bogus'"),
         (("review", "extra"), "mmr review", "unexpected argument 'extra'"),
