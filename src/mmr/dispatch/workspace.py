@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mmr.secrets
 from mmr.diff.tree import (
@@ -44,9 +45,18 @@ from mmr.diff.tree import (
     list_files,
     read_blobs,
 )
-from mmr.dispatch.isolation import NEUTRAL_DIR_PREFIX, Posture, track_directory
+from mmr.dispatch.isolation import (
+    CWD_ENV_VARS,
+    NEUTRAL_CWD,
+    NEUTRAL_DIR_PREFIX,
+    Posture,
+    track_directory,
+)
 from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_files import is_sensitive_path
+
+if TYPE_CHECKING:
+    from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 
 #: Directories and files the built-in CLIs load from their working directory as settings,
 #: hooks, plugins, MCP servers, skills or agents (docs/trust.md lists them per CLI).
@@ -72,6 +82,31 @@ WORKSPACE_NOTE = (
     "before you judge it; do not try to modify it.\n"
 )
 _BINARY_PROBE = 8000
+
+
+def uses_workspace(channel: SubprocessChannel | HttpChannel) -> bool:
+    """Whether ``channel`` runs in the review workspace (its own ``cwd`` wins)."""
+    return channel.cwd is None and channel.workspace == "snapshot"
+
+
+def working_directory(channel: SubprocessChannel, *, workspace: Path | None,
+                      repo_root: Path) -> tuple[str | None, dict[str, str]]:
+    """The cwd a channel runs in (``{{neutral_cwd}}`` for an empty private one) and its env.
+
+    ``workspace: snapshot`` without a workspace (a ``--diff`` review, ``mmr explore``)
+    runs in an empty directory, as ``none`` does; a channel's own ``cwd`` always wins.
+    """
+    mode = channel.workspace if channel.cwd is None else None
+    if mode == "repo":
+        directory: Path | None = repo_root
+    elif mode == "snapshot" and workspace is not None:
+        directory = workspace
+    elif mode is not None:
+        return NEUTRAL_CWD, dict(channel.env)
+    else:
+        return channel.cwd, dict(channel.env)
+    # Tools trust $PWD over the real directory: pin it as the neutral posture does.
+    return str(directory), {**channel.env, **dict.fromkeys(CWD_ENV_VARS, str(directory))}
 
 
 @dataclass
