@@ -146,33 +146,35 @@ def _rules_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-#: What the cache holds for a binary blob: no text file starts with a NUL byte.
-_BINARY = b"\0"
-
-
 class RedactionCache:
-    """Redacted file content by blob id (:data:`_BINARY` for a binary blob)."""
+    """Redacted file content by blob id, each file read-only so that a workspace can link
+    to it instead of writing a copy; ``<oid>.bin`` remembers a binary blob."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory / _rules_digest()
 
-    def get(self, oid: str) -> bytes | None:
-        """The cached content, None when unknown."""
-        try:
-            return (self.directory / oid[:2] / oid).read_bytes()
-        except OSError:
-            return None
-
-    def put(self, oid: str, content: bytes | None) -> None:
-        """Remember ``content`` (None: a binary); best effort, a failed write only costs time."""
+    def get(self, oid: str) -> Path | None:
+        """The cached file (its ``.bin`` marker for a binary), None when unknown."""
         path = self.directory / oid[:2] / oid
+        for candidate in (path, path.with_name(oid + ".bin")):
+            if candidate.exists():
+                return candidate
+        return None
+
+    def put(self, oid: str, content: bytes | None) -> Path | None:
+        """Remember ``content`` (None: a binary); None when it could not be written (a
+        failed write only costs time on the next review)."""
+        path = self.directory / oid[:2] / (oid if content is not None else oid + ".bin")
         temp = path.with_name(f".{oid}.{os.getpid()}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            temp.write_bytes(_BINARY if content is None else content)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o400)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content or b"")
             temp.replace(path)
         except OSError:
-            return
+            return None
+        return path
 
 
 def redact_file(data: bytes) -> tuple[bytes | None, int]:
@@ -244,13 +246,13 @@ def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
         if cached is None:
             missing.setdefault(oid, []).append(entry.path)
         else:
-            _place(workspace, entry.path, None if cached == _BINARY else cached)
+            _place(workspace, entry.path, cached)
     for oid, data in read_blobs(list(missing), repo):
         content, count = redact_file(data)
-        cache.put(oid, content)
+        stored = cache.put(oid, content)
         for path in missing[oid]:
             workspace.redacted_files += count > 0
-            _place(workspace, path, content)
+            _place(workspace, path, stored, content)
 
 
 def _write_from_disk(workspace: Workspace, repo: Path, path: str,
@@ -270,27 +272,35 @@ def _write_from_disk(workspace: Workspace, repo: Path, path: str,
     oid = blob_id(data)
     cached = cache.get(oid)
     if cached is not None:
-        _place(workspace, path, None if cached == _BINARY else cached)
+        _place(workspace, path, cached)
         return
     content, count = redact_file(data)
-    cache.put(oid, content)
     workspace.redacted_files += count > 0
-    _place(workspace, path, content)
+    _place(workspace, path, cache.put(oid, content), content)
 
 
-def _place(workspace: Workspace, path: str, content: bytes | None) -> None:
-    """Write one file read-only (None: a binary, left out)."""
-    if content is None:
+def _place(workspace: Workspace, path: str, cached: Path | None,
+           content: bytes | None = None) -> None:
+    """Put one file in the workspace: a hard link to its read-only cached copy, else a
+    read-only copy of ``content``. A binary (its ``.bin`` marker, or no content) is left out.
+    """
+    if (cached is not None and cached.suffix == ".bin") or (cached is None and content is None):
         workspace._skip("binary")
         return
     target = workspace.root / path
     if target.parent not in workspace.directories:
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         workspace.directories.update(target.parents)
+    workspace.written += 1
+    if cached is not None:
+        try:
+            os.link(cached, target, follow_symlinks=False)
+            return
+        except OSError:  # another file system, or links not allowed: copy it
+            content = cached.read_bytes()
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o400)
     with os.fdopen(fd, "wb") as handle:
-        handle.write(content)
-    workspace.written += 1
+        handle.write(content or b"")
 
 
 def _seal(workspace: Workspace) -> None:
