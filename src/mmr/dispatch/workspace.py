@@ -12,7 +12,8 @@ settings reach a reviewer:
 - every file a built-in CLI loads by itself as settings, hooks, plugins, MCP servers,
   skills or agents (:data:`TOOL_SETTINGS`);
 - instruction files (:data:`INSTRUCTION_FILES`): the trusted ref's copies stand in for the
-  branch's, as the project config does; without a trusted ref there are none;
+  branch's, as the project config does; without a trusted ref, or when the trusted ref is
+  the reviewed revision itself, there are none;
 - secret-named files (the denylist of :mod:`mmr.secrets.secret_files`), binaries and
   files over :data:`MAX_FILE_BYTES`; never an untracked or ignored file, a symlink or a
   submodule (:mod:`mmr.diff.tree`).
@@ -41,6 +42,7 @@ from mmr.diff.tree import (
     TreeSource,
     blob_id,
     blob_sizes,
+    git_output,
     list_commit,
     list_files,
     read_blobs,
@@ -211,7 +213,8 @@ def _fill(workspace: Workspace, source: TreeSource, trusted_ref: str | None,
             _write_from_disk(workspace, source.root, entry.path, cache)
         else:
             from_git.append(entry)
-    if trusted_ref is not None:  # the trusted ref's instruction files, never the branch's
+    if trusted_ref is not None and not _is_reviewed_head(trusted_ref, source):
+        # The trusted ref's instruction files, never the branch's.
         trusted = list_commit(trusted_ref, source.root)
         from_git += [f for f in trusted if is_instruction_file(f.path)
                      and not is_tool_setting(f.path) and not is_sensitive_path(f.path)]
@@ -219,6 +222,16 @@ def _fill(workspace: Workspace, source: TreeSource, trusted_ref: str | None,
         sizes = blob_sizes({f.oid for f in from_git if f.oid and f.size is None}, source.root)
         from_git = [TreeFile(f.path, f.oid, sizes.get(f.oid or "", f.size)) for f in from_git]
     _write_from_git(workspace, source.root, from_git, cache)
+
+
+def _is_reviewed_head(trusted_ref: str, source: TreeSource) -> bool:
+    """Whether the trusted ref is the reviewed revision itself (a working-tree review on
+    the branch whose HEAD is trusted for config): its instruction files are the branch's,
+    so none are exported."""
+    reviewed = source.commit or "HEAD"
+    commits = git_output(["rev-parse", "--end-of-options", f"{trusted_ref}^{{commit}}",
+                          f"{reviewed}^{{commit}}"], source.root).split()
+    return len(set(commits)) == 1
 
 
 def _reviewable(workspace: Workspace, files: Iterable[TreeFile]) -> Iterable[TreeFile]:

@@ -162,3 +162,10 @@ def test_cleanup_sweep_and_interrupt_remove_the_sealed_directory(
     live = export_workspace(source, trusted_ref=None, cache_dir=tmp_path / "c", tmp_root=temp)
     assert cleanup_all_postures() >= 1
     assert not live.root.exists()
+
+
+def test_a_trusted_ref_that_is_the_reviewed_head_gives_no_instruction_file(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace]) -> None:
+    for kind in ("commit", "worktree"):
+        workspace = _export(repo, kind, tmp_path / "cache", exported, trusted_ref="HEAD")
+        assert not any(name.endswith(".md") for name in _files(workspace.root)), kind
