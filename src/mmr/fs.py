@@ -1,4 +1,4 @@
-"""Crash-safe file writes and private directories (spec ch. 04 §7.6, Decisions "config writes").
+"""Crash-safe file writes and private directories.
 
 Every file mmr keeps under ``~/.mmr`` is written through :func:`atomic_write_bytes`: the
 bytes go to a uniquely named temp file in the target's own directory, are fsynced, and the
@@ -7,7 +7,7 @@ new one, never a prefix of the new one, and two writers never interleave inside 
 
 ``rename`` replaces a symlink at the target name instead of writing to where it points,
 so by default a write never goes *through* a symlink. Callers that must keep a user's
-link (the user config file, ch. 01) pass ``follow_symlinks=True``: the link's final
+link (the user config file) pass ``follow_symlinks=True``: the link's final
 target is then replaced atomically and the link itself is left alone.
 
 A full disk, a quota, a read-only filesystem or a permission refusal (:data:`WRITE_FAULTS`)
@@ -53,7 +53,7 @@ def encode_text(text: str) -> bytes:
 
 
 def dumps_json(value: Any, *, indent: int | None = 2) -> bytes:
-    """JSON as the reference writes it: 2-space indent, non-ASCII kept as UTF-8.
+    """JSON as MMR 4.0.1 writes it: 2-space indent, non-ASCII kept as UTF-8.
 
     A lone surrogate can only occur inside a JSON string, where ``backslashreplace``
     produces a valid ``\\udXXX`` escape that decodes back to the same code unit.
@@ -136,11 +136,6 @@ def read_bytes_nofollow(path: Path) -> bytes:
             return handle.read()
     finally:
         os.close(fd)
-
-
-def read_text_nofollow(path: Path) -> str:
-    """:func:`read_bytes_nofollow` decoded as UTF-8 (undecodable bytes kept as surrogates)."""
-    return read_bytes_nofollow(path).decode("utf-8", "surrogateescape")
 
 
 def write_temp(target: Path, data: bytes, mode: int, *, durable: bool = True) -> Path:

@@ -21,7 +21,7 @@ from mmr.errors import GitError
 from mmr.process.sync import run_captured
 from mmr.process.types import ProcessRequest
 
-#: Largest output accepted from git or gh (the reference's capture limit).
+#: Largest output accepted from git or gh (MMR 4.0.1's capture limit).
 OUTPUT_LIMIT = 10 * 1024 * 1024
 PROBE_TIMEOUT = 5.0
 READ_TIMEOUT = 10.0
@@ -44,7 +44,7 @@ _DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-relative", "--src-prefix=a
 
 
 def is_safe_ref(ref: str) -> bool:
-    """Whether ``ref`` may be embedded in ``git show <ref>:<path>`` (spec 05 §3.4)."""
+    """Whether ``ref`` may be embedded in ``git show <ref>:<path>``."""
     return (
         _SAFE_REF.fullmatch(ref) is not None
         and ".." not in ref
@@ -302,7 +302,7 @@ def status_porcelain(cwd: Path) -> list[tuple[str, str]]:
 
     Untracked files are listed one by one (not collapsed into their directory) so a new
     file inside an untracked directory shows up; a rename's original path is dropped.
-    Used by ``assert_clean_tree`` (ch. 06 §2). Changes nothing (optional locks are off).
+    Used by ``assert_clean_tree``. Changes nothing (optional locks are off).
     """
     out = _git(["status", "--porcelain", "-z", "--untracked-files=all"], cwd)
     entries: list[tuple[str, str]] = []

@@ -1,6 +1,6 @@
-"""One dispatch attempt of a subprocess channel (spec ch. 02 §5.1–§5.8).
+"""One dispatch attempt of a subprocess channel.
 
-Order (§5.2): write the prompt file if the channel asks for one, resolve the neutral
+Order: write the prompt file if the channel asks for one, resolve the neutral
 posture, build argv (no shell, ever), write ``running`` with a fresh ``started_at``, spawn
 (writing ``<ch>.pid``), feed the prompt, collect output under the deadline, and settle:
 
@@ -17,7 +17,7 @@ stderr repeats a stuck-retry line        failed     (log text: why mmr stopped i
 
 Stdout is streamed to ``<ch>.stdout`` while the child runs; only its head (the parse cap)
 stays in memory and on disk, the rest is drained and counted, so a runaway channel can
-exhaust neither mmr's memory nor the disk (ch. 02 §5.6, issue 16); the spool file is
+exhaust neither mmr's memory nor the disk; the spool file is
 removed as soon as the reply is known to fit.
 
 The log text is returned, not written: the caller writes ``<ch>.log`` once the channel is
@@ -34,6 +34,7 @@ import anyio
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.dispatch.failure_reason import StuckWatch, failure_log, stuck_log
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
+from mmr.dispatch.http import run_http_channel
 from mmr.dispatch.isolation import Posture, open_posture
 from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
@@ -73,7 +74,7 @@ def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
 
 
 def too_large_log(outcome: ProcessOutcome, spool: Path | None) -> str:
-    """The log of a reply over :data:`MAX_REPLY_BYTES` (ch. 02 §5.6: never a silent cut)."""
+    """The log of a reply over :data:`MAX_REPLY_BYTES` (never a silent cut)."""
     where = f"; its first {MAX_REPLY_BYTES} bytes are in {spool}" if spool is not None else ""
     if outcome.output_error is not None:  # a full disk cut the spool short
         where = f"; {outcome.output_error}, so {spool} holds less"
@@ -83,7 +84,7 @@ def too_large_log(outcome: ProcessOutcome, spool: Path | None) -> str:
 
 def settle(outcome: ProcessOutcome, started_at: str, spool: Path | None = None,
            prompt: str | None = None) -> AttemptResult:
-    """The §5.8 table: which status a finished process gives, and its log text.
+    """Which status a finished process gives, and its log text.
 
     A reply longer than :data:`MAX_REPLY_BYTES` is ``failed`` whatever the exit code: only
     its head is in memory, and a review cut short must not pass as a complete one. The log
@@ -205,8 +206,7 @@ async def _mark_running(plan: ChannelPlan, ctx: DispatchContext, attempt: int,
 
 async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext,
                             attempt: int) -> AttemptResult:
-    """One request of an HTTP channel (ch. 02 §7); settles like a subprocess attempt."""
-    from mmr.dispatch.http import run_http_channel
+    """One request of an HTTP channel; settles like a subprocess attempt."""
 
     started_at = await _mark_running(plan, ctx, attempt)
     result = await run_http_channel(plan)

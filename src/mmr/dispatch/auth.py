@@ -1,19 +1,19 @@
-"""The install + auth pre-flight of a channel (spec ch. 02 §3, §4).
+"""The install + auth pre-flight of a channel.
 
 ``check_channel`` answers "can this channel run right now?" with an :class:`AuthResult`:
 
-- a subprocess channel needs a ``command`` whose first token is installed (§3), then its
+- a subprocess channel needs a ``command`` whose first token is installed, then its
   optional ``auth.check`` (run by ``sh -c`` with stdin on the null device, its output in files,
   under the channel's env and neutral posture) must not exit with one of the
-  ``failure_exit_codes``; a timed-out check is tried exactly once more (§4.1);
-- an http channel is probed over the wire (§4.3, :mod:`mmr.dispatch.http_probe`); an
+  ``failure_exit_codes``; a timed-out check is tried exactly once more;
+- an http channel is probed over the wire (:mod:`mmr.dispatch.http_probe`); an
   unset or empty ``api_key_env`` fails before any request is sent.
 
 The check's output goes to files in a private directory, never to mmr's own streams; when
 it fails, its last line (stdout first, cleaned, cut and redacted) follows the configured
-``recovery`` (redacted, §4.4), so the user sees the CLI's own reason (issue 17; the
-reference never reads it). ``auth_status_to_channel_status`` and ``gate_update`` map a
-result onto the job's status file (§4.5).
+``recovery`` (redacted), so the user sees the CLI's own reason (MMR 4.0.1 never
+reads it). ``auth_status_to_channel_status`` and ``gate_update`` map a
+result onto the job's status file.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import anyio
 
 from mmr.config.channel_schema import HttpChannel, SubprocessAuth, SubprocessChannel
 from mmr.dispatch.failure_reason import last_said
+from mmr.dispatch.http import probe_http_channel
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
 from mmr.dispatch.placeholders import split_command
@@ -41,10 +42,10 @@ from mmr.secrets.redact import redact_text
 
 Channel = SubprocessChannel | HttpChannel
 
-#: The install check's character rule for a bare command name (§3).
+#: The install check's character rule for a bare command name.
 _SAFE_TOKEN = re.compile(r"[a-zA-Z0-9._-]+")
 #: Where the check's output goes: files, not pipes, so a daemon it starts cannot hold
-#: mmr's pipe open, and nothing reaches mmr's own streams (§4.1).
+#: mmr's pipe open, and nothing reaches mmr's own streams.
 _OUTPUT_DIR_VAR = "MMR_AUTH_CHECK_OUTPUT"
 _SILENCE = f'exec </dev/null >"${_OUTPUT_DIR_VAR}/stdout" 2>"${_OUTPUT_DIR_VAR}/stderr"\n'
 _NO_TMP_RECOVERY = "Free space in the temporary directory (or point TMPDIR at one with room)"
@@ -55,16 +56,16 @@ _READ_BACK_BYTES = 64 * 1024
 
 
 def install_token(command: str | None) -> str:
-    """The first token of ``command`` (the dispatch tokeniser, Q2); ``""`` when none."""
+    """The first token of ``command`` (split as dispatch splits it); ``""`` when none."""
     tokens = split_command(command or "")
     return tokens[0] if tokens else ""
 
 
 def is_installed(token: str) -> bool:
-    """Whether ``token`` names something runnable, without spawning anything (§3).
+    """Whether ``token`` names something runnable, without spawning anything.
 
     A token containing ``/`` is a path: installed when it is an executable regular file
-    (Q1; relative paths count from mmr's cwd). Otherwise it must be a plain name
+    (relative paths count from mmr's cwd). Otherwise it must be a plain name
     (``^[a-zA-Z0-9._-]+$``, so ``FOO=bar`` and ``a;b`` fail) found on ``PATH``.
     """
     if "/" in token:
@@ -84,7 +85,7 @@ def not_installed_recovery(token: str, install: str | None = None) -> str:
 
 async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
                             timeout_s: float) -> AuthResult:
-    """One ``sh -c <check>`` attempt under a fresh posture (§4.1 steps 1–5)."""
+    """One ``sh -c <check>`` attempt under a fresh posture."""
     # A check never needs the repository, and a CLI started there may load its project
     # files (hooks, MCP servers): it runs from a neutral directory unless cwd says otherwise.
     try:
@@ -167,7 +168,6 @@ async def check_channel_async(name: str, channel: Channel | None, *,
         return AuthResult("skipped",
                           recovery=f'Channel "{name}" is abstract and cannot run directly')
     if isinstance(channel, HttpChannel):
-        from mmr.dispatch.http import probe_http_channel
 
         return await probe_http_channel(name, channel, timeout_s=timeout_s)
     return await _check_subprocess(name, channel, timeout_s)
@@ -192,10 +192,10 @@ async def check_channels(channels: Sequence[tuple[str, Channel | None]], *,
                          parallel: bool = True) -> dict[str, AuthResult]:
     """The review gate for many channels, keyed in the given (resolution) order.
 
-    With ``parallel`` the checks run concurrently (Q4: the reference probes one at a
+    With ``parallel`` the checks run concurrently (MMR 4.0.1 probes one at a
     time, adding up to a minute before anything is dispatched); the results and their
     order are the same either way. A SIGINT/SIGTERM meanwhile stops every check's process
-    group and exits 130/143, as during dispatch (§5.9): without it SIGTERM would kill mmr
+    group and exits 130/143, as during dispatch: without it SIGTERM would kill mmr
     and leave the checks, each in its own session, running.
     """
     return await run_until_interrupted(partial(_check_all, channels, parallel))
@@ -228,14 +228,14 @@ _CHANNEL_STATUS: dict[str, ChannelStatus] = {
 
 
 def auth_status_to_channel_status(result: AuthResult) -> ChannelStatus:
-    """The job status a gate result leaves the channel in (§4.5); ``ok`` stays dispatched."""
+    """The job status a gate result leaves the channel in; ``ok`` stays dispatched."""
     if result.channel_status is not None:
         return result.channel_status
     return _CHANNEL_STATUS.get(result.status, "skipped")
 
 
 def gate_update(result: AuthResult) -> dict[str, Any]:
-    """The status-file fields a gate result writes (§4.5): status, auth, recovery.
+    """The status-file fields a gate result writes: status, auth, recovery.
 
     Empty for ``ok``: the channel stays ``dispatched`` with ``auth: ok``.
     """

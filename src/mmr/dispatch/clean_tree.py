@@ -1,4 +1,4 @@
-"""``assert_clean_tree``: a channel must leave the work tree as it found it (ch. 06 §2, RM-7).
+"""``assert_clean_tree``: a channel must leave the work tree as it found it.
 
 The state is ``git status --porcelain`` taken before the channel's first attempt and after
 its last; mmr also fingerprints the content of every listed path, so editing a file that

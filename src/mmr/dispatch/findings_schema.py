@@ -1,4 +1,4 @@
-"""The findings JSON Schema and the ``{{findings_schema}}`` flag placeholder (ch. 03 §9).
+"""The findings JSON Schema and the ``{{findings_schema}}`` flag placeholder.
 
 Review and compensating dispatch substitute the schema into flags such as grok's
 ``--json-schema {{findings_schema}}``; such a channel writes one schema-shaped object
@@ -16,7 +16,7 @@ from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec
 
 FINDINGS_SCHEMA_PLACEHOLDER = "{{findings_schema}}"
 
-#: Key order is part of the contract: the serialized form is byte-identical to §9.1.
+#: Key order is part of the contract: the serialized form is byte-identical to MMR 4.0.1's.
 FINDINGS_JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -49,12 +49,12 @@ def has_findings_schema_flag(flags: Sequence[str]) -> bool:
 
 
 def substitute_findings_schema(flags: Sequence[str]) -> list[str]:
-    """A new list with every placeholder occurrence replaced by the compact schema (§9.2)."""
+    """A new list with every placeholder occurrence replaced by the compact schema."""
     return [flag.replace(FINDINGS_SCHEMA_PLACEHOLDER, FINDINGS_SCHEMA_JSON) for flag in flags]
 
 
 def coerce_parser_for_schema_flags(spec: ParserSpec, flags: Sequence[str]) -> ParserSpec:
-    """The parser to record for a channel whose flags ask for schema output (§9.3).
+    """The parser to record for a channel whose flags ask for schema output.
 
     ``default`` becomes ``default-last``; an ``unwrap-jsonpath`` whose ``then`` is
     ``default`` (written or omitted) gets ``then: default-last``. Everything else,
@@ -70,11 +70,11 @@ def coerce_parser_for_schema_flags(spec: ParserSpec, flags: Sequence[str]) -> Pa
 
 
 def strip_findings_schema_flags(flags: Sequence[str]) -> list[str]:
-    """Critique's flags: drop each placeholder argument and the flag that takes it (§9.4).
+    """Critique's flags: drop each placeholder argument and the flag that takes it.
 
     A self-contained ``--flag={{findings_schema}}`` (any argument starting with ``-``)
     goes alone. A bare value drops the flag kept just before it, whether that flag is
-    long or short: the reference leaves a short ``-j`` dangling (Q20).
+    long or short: MMR 4.0.1 leaves a short ``-j`` dangling.
     """
     kept: list[str] = []
     for flag in flags:

@@ -1,7 +1,7 @@
-"""HTTP channels (``kind: http``): one OpenAI-style chat request per attempt (ch. 02 §7).
+"""HTTP channels (``kind: http``): one OpenAI-style chat request per attempt.
 
 :func:`run_http_channel` POSTs the plan's prompt to the channel's ``endpoint`` and settles
-it the way §7.3 says:
+it as this table says:
 
 ================================  ============  ==========================================
 what happened                     status        ``error`` (also the first line of ``log``)
@@ -15,14 +15,14 @@ a header refused before sending   failed        ``request failed``
 ``api_key_env`` unset or empty    auth_failed   ``API key env var <NAME> not set``
 ================================  ============  ==========================================
 
-``<kind>`` (issue 13) is ``connection refused``, ``DNS lookup failed``, ``TLS failure``,
+``<kind>`` is ``connection refused``, ``DNS lookup failed``, ``TLS failure``,
 ``invalid URL`` or ``connection failed``, so a report says why, not just that it failed.
 Only 401 and 403 mean the credentials were refused.
 
 ``content`` is ``choices[0].message.content`` when the 200 body is an OpenAI envelope with a
 string there, else the whole body as text (the parser then reports what is wrong with it).
 The key never appears in any field (:mod:`mmr.dispatch.http_security`). Nothing here
-touches the job store: the runner records the result. The auth probe (§4.3) lives in
+touches the job store: the runner records the result. The auth probe lives in
 :mod:`mmr.dispatch.http_probe` and is re-exported here, so one import serves the runner.
 """
 
@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mmr.config.channel_schema import HttpChannel, HttpRequest
+from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.http_probe import AUTH_STATUSES, probe_http_channel, probe_http_channel_sync
 from mmr.dispatch.http_request import (
     JsonMode,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HttpResult", "extract_content", "new_http_client", "probe_http_channel",
-    "probe_http_channel_sync", "request_body", "run_http_channel", "timed_out_text",
+    "probe_http_channel_sync", "run_http_channel", "timed_out_text",
     "wants_json_reply",
 ]
 
@@ -77,7 +77,7 @@ class HttpResult:
 
     status: ChannelStatus
     content: str | None  #: the reply text, exactly when ``status == "completed"``
-    error: str | None  #: the §7.3 synthetic text (None when completed)
+    error: str | None  #: the synthetic text of the table above (None when completed)
     http_status: int | None
     elapsed_s: float
     log: str  #: for ``<ch>.log``: ``error`` plus the server's message or a transport hint
@@ -96,15 +96,8 @@ def wants_json_reply(spec: ParserSpec) -> bool:
     return isinstance(spec, UnwrapJsonpathSpec)
 
 
-def request_body(model: str, prompt: str, spec: ParserSpec,
-                 request: HttpRequest | None = None) -> bytes:
-    """The chat-completions body: the model, the prompt and the channel's ``request:`` keys."""
-    tuning = request if request is not None else HttpRequest()
-    return build_body(model, prompt, tuning, json_mode(wants_json_reply(spec), tuning))
-
-
 def extract_content(body: bytes) -> str:
-    """``choices[0].message.content`` when it is a string, else the body text (§7.3)."""
+    """``choices[0].message.content`` when it is a string, else the body text."""
     text = body.decode("utf-8", errors="replace")
     try:
         content = json.loads(text)["choices"][0]["message"]["content"]
@@ -114,7 +107,7 @@ def extract_content(body: bytes) -> str:
 
 
 def timed_out_text(timeout_s: float) -> str:
-    """``request timed out after 2s`` — the number as JavaScript prints it (§7.3)."""
+    """``request timed out after 2s`` — the number as JavaScript prints it."""
     return f"request timed out after {js_number_text(timeout_s)}s"
 
 
@@ -167,7 +160,7 @@ async def run_http_channel(plan: ChannelPlan, *, env: Mapping[str, str] | None =
 
 def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float,
             elapsed: float) -> HttpResult:
-    """The §7.3 table."""
+    """The status and error text of the module docstring's table."""
     status = result.status
     if result.outcome == "timeout":
         return _failed("timeout", timed_out_text(timeout_s), elapsed)

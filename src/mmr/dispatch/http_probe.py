@@ -1,4 +1,4 @@
-"""The auth probe of an HTTP channel: one request over the wire (spec ch. 02 §4.3).
+"""The auth probe of an HTTP channel: one request over the wire.
 
 ``check_method`` (default ``GET``) goes to the channel's probe URL — ``auth.check_endpoint``,
 else the endpoint with ``/chat/completions`` turned into ``/models`` — with the channel's
@@ -16,12 +16,12 @@ the deadline (``auth.timeout``) hit          timeout    no
 refused, DNS, TLS, bad URL or header         failed*    no
 ===========================================  =========  ========
 
-``failed*`` (issue 13): the channel becomes ``failed``, not ``auth_failed`` — the endpoint
+``failed*``: the channel becomes ``failed``, not ``auth_failed`` — the endpoint
 could not be reached or answered oddly, which says nothing about the key — and
 ``detail`` names the kind (``request failed: connection refused``, ``HTTP 404``).
 
 Network failures carry no recovery on purpose: "log in again" would mislead. The recovery
-is redacted (§4.4); ``detail`` says what happened and never holds the key.
+is redacted; ``detail`` says what happened and never holds the key.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from mmr.secrets.redact import redact_text
 if TYPE_CHECKING:
     import httpx
 
-#: The only statuses that mean "your credentials were refused" (issue 13).
+#: The only statuses that mean "your credentials were refused".
 AUTH_STATUSES = frozenset({401, 403})
 
 
@@ -87,7 +87,7 @@ async def probe_http_channel(name: str, channel: HttpChannel, *,
 
 
 def _model_listed(name: str, channel: HttpChannel, body: bytes | None) -> AuthResult:
-    """mmr addition (issue 17): a server that lists its models must list the channel's."""
+    """mmr addition: a server that lists its models must list the channel's."""
     served = served_models(body)
     if served is None or channel.model in served:
         return AuthResult("ok")

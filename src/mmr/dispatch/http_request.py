@@ -1,9 +1,9 @@
 """The body of an HTTP channel's chat request and what mmr reads back besides the content.
 
-``request:`` (issue 17) adds ``max_tokens``, ``temperature``, ``seed``, a ``system``
+``request:`` adds ``max_tokens``, ``temperature``, ``seed``, a ``system``
 message, structured output (``json_schema``, with ``json_object`` as the fallback a caller
 retries with) and free ``extra_body`` fields; unset keys are not sent, so a plain channel's
-body is the reference's (model, one user message, ``response_format`` for JSON parsers).
+body is MMR 4.0.1's (model, one user message, ``response_format`` for JSON parsers).
 """
 
 from __future__ import annotations

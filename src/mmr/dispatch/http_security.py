@@ -1,15 +1,15 @@
-"""The credential boundary of HTTP channels (spec ch. 02 §7.4, §4.3).
+"""The credential boundary of HTTP channels.
 
 Everything that touches the API key lives here, so the rest of the HTTP code never holds
 it in anything it could print:
 
 - :func:`prepare_headers` builds the request headers: the channel's static ``headers``,
   then ``<api_key_header>: <api_key_prefix><key>`` with the key read from the env var
-  named by ``api_key_env``. The api-key header is authoritative (§7.4 rule 2): any static
+  named by ``api_key_env``. The api-key header is authoritative: any static
   header with the same name in another case is dropped, so a request never carries two
   credentials.
 - Every header name must be an RFC 7230 token and every value free of CR, LF, NUL and
-  other control characters (§7.4 rule 3). A violation is refused **before** anything is
+  other control characters. A violation is refused **before** anything is
   sent, with a message that names the header but never shows its value — the HTTP client's
   own errors would echo the value, and the value may be the key.
 - :func:`scrub` removes the key from any text mmr keeps (a reply, a diagnostic), and
@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from mmr.config.channel_schema import HttpChannel
 from mmr.secrets.redact import REDACTED, redact_text
 
-#: RFC 7230 §3.2.6 ``token``: what a header name (and a method) may be made of.
+#: RFC 7230 section 3.2.6 ``token``: what a header name (and a method) may be made of.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 #: Fetch normalises values by stripping these at both ends; h11 refuses them there.
 _EDGE_WHITESPACE = " \t"
@@ -36,7 +36,7 @@ MIN_SCRUB_LENGTH = 8
 
 
 class ApiKeyMissingError(Exception):
-    """``api_key_env`` names a variable that is unset or empty (§7.2 step 2)."""
+    """``api_key_env`` names a variable that is unset or empty."""
 
     def __init__(self, env_name: str) -> None:
         super().__init__(f"API key env var {env_name} not set")

@@ -1,8 +1,7 @@
 """One HTTP exchange under a hard deadline, never raising for the network's failures.
 
 The single place HTTP channels touch httpx (imported lazily: it costs ~75 ms, which a
-review with only subprocess channels should not pay). The rules of ch. 02 §7 "Python HTTP
-implementation notes":
+review with only subprocess channels should not pay). Its rules:
 
 - redirects are never followed (a 3xx is the final answer), so a key is never forwarded
   to another host; TLS certificates are verified; ``HTTP(S)_PROXY``/``NO_PROXY`` and
@@ -37,11 +36,11 @@ class Exchange:
     status: int | None = None
     body: bytes | None = None
     error: str | None = None
-    #: What kind of transport failure (issue 13): one of :data:`FAILURE_KINDS`.
+    #: What kind of transport failure: one of :data:`FAILURE_KINDS`.
     kind: str | None = None
 
 
-#: The distinct transport failures a report names (issue 13).
+#: The distinct transport failures a report names.
 FAILURE_KINDS = ("connection refused", "DNS lookup failed", "TLS failure", "invalid URL",
                  "connection failed")
 

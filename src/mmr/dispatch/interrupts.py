@@ -1,4 +1,4 @@
-"""SIGINT / SIGTERM during dispatch (spec ch. 02 §5.9).
+"""SIGINT / SIGTERM during dispatch.
 
 :func:`run_until_interrupted` runs the dispatch work (channels, compensation) with a signal
 receiver beside it. On SIGINT or SIGTERM it records the signal, cancels the work — which

@@ -1,10 +1,10 @@
-"""Host isolation: the neutral posture and the child environment (spec ch. 02 §6, ch. 01 §5).
+"""Host isolation: the neutral posture and the child environment.
 
 A channel asks for a *neutral posture* by setting ``cwd: "{{neutral_cwd}}"`` or an ``env``
 value to ``"{{neutral_home}}"``. Each call then gets one fresh private directory
 (``mmr-grok-*``, mode 0700) that stands in for both, so the CLI sees no host config, skills
 or project instructions. It is config isolation, not a sandbox, and not secret isolation:
-the child always inherits the complete parent environment (§6.5).
+the child always inherits the complete parent environment.
 
 Pure pieces (``needs_isolation``, ``expand_posture``, ``build_child_env``) do the
 arithmetic; ``open_posture`` touches the disk and ``Posture.cleanup`` undoes it.
@@ -24,7 +24,7 @@ from pathlib import Path
 
 NEUTRAL_HOME = "{{neutral_home}}"
 NEUTRAL_CWD = "{{neutral_cwd}}"
-#: Kept from the reference for every channel, so its sweep also finds our orphans.
+#: Kept from MMR 4.0.1 for every channel, so its sweep also finds our orphans.
 NEUTRAL_DIR_PREFIX = "mmr-grok-"
 STALE_DIR_MAX_AGE_S = 24 * 60 * 60
 #: Pinned to the neutral directory when the cwd is neutralised: tools trust ``$PWD``.
@@ -41,7 +41,7 @@ def _refers_to(value: str, token: str) -> bool:
 def expand_neutral_value(value: str, token: str, directory: Path) -> str:
     """Expand ``token`` as the whole value or as a ``token/…`` prefix; else return ``value``.
 
-    The reference expands whole values only (Q10); a prefix such as
+    MMR 4.0.1 expands whole values only; a prefix such as
     ``{{neutral_home}}/cfg`` is also expanded here, since a literal ``{{`` is never useful.
     """
     if not _refers_to(value, token):
@@ -74,8 +74,8 @@ def expand_posture(
 def build_child_env(parent: Mapping[str, str], overlay: Mapping[str, str]) -> dict[str, str]:
     """The child's environment: all of ``parent`` with ``overlay`` on top.
 
-    Nothing is stripped (§6.5): vendor CLIs authenticate through their own env vars, so an
-    allow-list would silently break them. Credential refusal is the opt-in of ch. 06.
+    Nothing is stripped: vendor CLIs authenticate through their own env vars, so an
+    allow-list would silently break them. Credential refusal is a separate opt-in.
     """
     return {**parent, **overlay}
 
@@ -216,7 +216,7 @@ def sweep_stale_neutral_dirs(
     """Remove ``mmr-grok-*`` directories older than ``max_age_s`` from the temp root.
 
     Files (and symlinks) with the prefix are never touched; errors are ignored. This is
-    the backstop for directories orphaned by SIGKILL or a crash (§6.4).
+    the backstop for directories orphaned by SIGKILL or a crash.
     """
     root = tmp_root if tmp_root is not None else Path(tempfile.gettempdir())
     cutoff = (time.time() if now is None else now) - max_age_s

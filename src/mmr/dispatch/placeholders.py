@@ -1,22 +1,22 @@
-"""argv expansion: ``command`` + ``flags`` → the child's argv (spec ch. 02 §5.1, ch. 06 §2).
+"""argv expansion: ``command`` + ``flags`` → the child's argv.
 
 No shell is ever involved. ``command`` is split on whitespace runs (one tokeniser for
-dispatch and the install check, Q2); placeholders are expanded in ``flags`` only, except
-``{{prompt_file}}``, which the reference also replaces inside the command's own arguments.
+dispatch and the install check); placeholders are expanded in ``flags`` only, except
+``{{prompt_file}}``, which MMR 4.0.1 also replaces inside the command's own arguments.
 
 Tokens (``{{name}}``, no spaces inside the braces):
 
 ==========================  =============================================================
 ``{{prompt_file}}``         prompt-file mode: the prompt file's absolute path (substring
                             replace); without it anywhere, the path is appended last.
-                            stdin mode: left literal, as in the reference.
+                            stdin mode: left literal, as in MMR 4.0.1.
 ``{{findings_schema}}``     left literal unless ``PlaceholderValues.literal`` maps it
                             (``dispatch/findings_schema.py`` supplies the JSON).
 ``{{repo_root}}``           the project root.
 ``{{roots}}``               a list (``mmr explore`` roots).
 ``{{var.NAME}}``            the channel's ``vars`` entry (scalar, null or list).
 ``{{neutral_home}}``,       the call's neutral directory when one is given; otherwise left
-``{{neutral_cwd}}``         literal (the reference never expands them in flags).
+``{{neutral_cwd}}``         literal (MMR 4.0.1 never expands them in flags).
 ==========================  =============================================================
 
 A flag token whose placeholder resolves to null (or an empty list) is dropped, together
@@ -70,7 +70,7 @@ Resolved = str | None | list[str] | _Keep
 
 
 def split_command(command: str) -> list[str]:
-    """Tokens of a channel ``command``: whitespace runs, no quoting or expansion (Q2)."""
+    """Tokens of a channel ``command``: whitespace runs, no quoting or expansion."""
     return command.split()
 
 
@@ -183,7 +183,7 @@ def expand_argv(command: str, flags: Sequence[str], *, values: PlaceholderValues
     """The full argv for one dispatch: executable, command arguments, expanded flags.
 
     In prompt-file mode (``values.prompt_file`` set) ``{{prompt_file}}`` is replaced
-    everywhere it occurs, or the path is appended when it occurs nowhere (§5.1).
+    everywhere it occurs, or the path is appended when it occurs nowhere.
     """
     tokens = split_command(command)
     if not tokens:
@@ -197,13 +197,3 @@ def expand_argv(command: str, flags: Sequence[str], *, values: PlaceholderValues
         if not mentioned:
             args.append(path)
     return [executable, *leading, *args]
-
-
-def validate_flags(
-    channel: str, flags: Sequence[str], channel_vars: Mapping[str, VarValue]
-) -> None:
-    """Raise ``ConfigError`` for unknown placeholders or undefined vars (for config load)."""
-    probe = PlaceholderValues(channel=channel, vars=channel_vars)
-    for flag in flags:
-        for name in _TOKEN.findall(flag):
-            _resolve(name, probe)

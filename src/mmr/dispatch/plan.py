@@ -56,7 +56,7 @@ class ChannelOutcome:
     status: ChannelStatus
     elapsed_s: float
     attempts: int = 1
-    reason: str | None = None  #: ch. 04 §7.4 vocabulary (``parse_error``, ``timeout``, …)
+    reason: str | None = None  #: the job store's skip reasons (``parse_error``, ``timeout``, …)
     error: str | None = None
     parsed: ParsedOutput | None = None
     telemetry: Telemetry | None = None
@@ -65,13 +65,13 @@ class ChannelOutcome:
 
 @dataclass(frozen=True, slots=True)
 class AuthResult:
-    """The install + auth pre-flight of one channel (ch. 02 §3–4)."""
+    """The install + auth pre-flight of one channel."""
 
     status: AuthStatus
-    recovery: str | None = None  #: already redacted (ch. 02 §4.4)
+    recovery: str | None = None  #: already redacted
     detail: str | None = None
     #: The job status when it is not the usual one for ``status`` (an unreachable HTTP
-    #: endpoint is ``failed``, not ``auth_failed``; issue 13).
+    #: endpoint is ``failed``, not ``auth_failed``).
     channel_status: ChannelStatus | None = None
 
 

@@ -1,4 +1,4 @@
-"""When a channel is dispatched again, and how long it waits first (spec ch. 02 §5.10, §5.12).
+"""When a channel is dispatched again, and how long it waits first.
 
 Two mechanisms, both inside one channel's own task:
 

@@ -1,4 +1,4 @@
-"""The fan-out runner behind ``mmr review``: every plan to a settled outcome (ch. 02 §5).
+"""The fan-out runner behind ``mmr review``: every plan to a settled outcome.
 
 ``dispatch_all`` runs the plans in one anyio task group (``ctx.parallel``) or one after
 another, in plan order. Each channel's task, start to finish:
@@ -6,8 +6,8 @@ another, in plan order. Each channel's task, start to finish:
 1. snapshot the work tree when the channel sets ``assert_clean_tree``;
 2. a *round*: one attempt (``attempt.run_attempt``); a ``completed`` reply that matches the
    parser's ``incomplete`` guard is re-dispatched once after the retry delay, and a second
-   match is ``failed``/``incomplete`` (§5.10); the reply is then parsed at settle (§5.8);
-3. the channel's ``retry`` policy may start another round from a clean slate (§5.12);
+   match is ``failed``/``incomplete``; the reply is then parsed at settle;
+3. the channel's ``retry`` policy may start another round from a clean slate;
 4. the final round is written once: ``<ch>.log`` (earlier rounds listed first), then the
    terminal status with ``completed_at``, the first round's ``started_at``, ``reason``,
    ``attempts`` (when ≥ 2) and ``telemetry``.
@@ -54,7 +54,7 @@ class _Final:
 
 
 async def _round(plan: ChannelPlan, ctx: DispatchContext, runs_before: int) -> RoundResult:
-    """One attempt wrapped in the incomplete guard (§5.10), then parsed at settle."""
+    """One attempt wrapped in the incomplete guard, then parsed at settle."""
     first = await run_attempt(plan, ctx, runs_before + 1)
     if first.raw is None or not matches_incomplete_guard(first.raw, plan.output_parser):
         return parse_at_settle(first, plan.output_parser, runs=1, repo_root=ctx.repo_root)
@@ -80,7 +80,7 @@ async def _finish(plan: ChannelPlan, ctx: DispatchContext, final: _Final, *, sta
         "status": final.status, "completed_at": iso_timestamp(), "reason": final.reason,
         "attempts": runs if runs >= 2 else None, "telemetry": telemetry,
     }
-    if started_at is not None:  # the first round's: elapsed covers every attempt (§5.10)
+    if started_at is not None:  # the first round's: elapsed covers every attempt
         partial["started_at"] = started_at
     await update_status(ctx, plan.name, **partial)
     elapsed = time.monotonic() - started

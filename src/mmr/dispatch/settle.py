@@ -1,4 +1,4 @@
-"""Parse at settle, and telemetry (spec ch. 02 §5.8, ch. 06 §2; 00-overview Decisions).
+"""Parse at settle, and telemetry.
 
 As soon as a channel's reply settles ``completed`` mmr runs its ``output_parser`` on it:
 a reply that does not parse is ``failed`` with reason ``parse_error`` (``gate_failed`` for

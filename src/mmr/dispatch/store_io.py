@@ -1,4 +1,4 @@
-"""Job-store calls from async code, and progress events (spec ch. 04 §7.6).
+"""Job-store calls from async code, and progress events.
 
 Store writes are blocking file I/O under a per-job lock that another process (``mmr
 reconcile``, a second worker) may hold for a while, so they run in a worker thread and

@@ -22,6 +22,9 @@ from mmr.dispatch import version_cache
 from mmr.dispatch.auth import install_token, is_installed
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.secrets.redact import redact_text
+from mmr.store.held import write_json
+from mmr.store.job_reader import read_job_json
+from mmr.store.job_writer import job_lock
 
 if TYPE_CHECKING:
     from mmr.store.jobs import JobStore
@@ -108,9 +111,6 @@ def cli_versions(channels: Mapping[str, Channel]) -> dict[str, str]:
 
 def record_cli_versions(store: JobStore, job_id: str, versions: Mapping[str, str]) -> None:
     """Merge ``versions`` into the job's ``cli_versions`` (``job.json``, under its lock)."""
-    from mmr.store.held import write_json
-    from mmr.store.job_reader import read_job_json
-    from mmr.store.job_writer import job_lock
 
     if not versions:
         return

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 GateLevel = Literal["error", "warning", "notice"]
 
-#: ``:N``, ``:N:M``, ``:N-M``, ``:N:M-K``, `` (line N)`` (spec ch. 04 §2.2) and GitHub's
+#: ``:N``, ``:N:M``, ``:N-M``, ``:N:M-K``, `` (line N)`` and GitHub's
 #: ``#LN``/``#LN-LM`` anchors.
 _SPAN = re.compile(
     r"(?::(?P<line>\d+)(?::(?P<col>\d+))?(?:-(?P<end>\d+))?"
@@ -103,7 +103,7 @@ def _clean_path(text: str) -> str | None:
 
 
 def blocks_gate(finding: ReconciledFinding, fix_threshold: Severity) -> bool:
-    """The gate rule (spec ch. 04 §5.1): unacknowledged and at or above the threshold."""
+    """The gate rule: unacknowledged and at or above the threshold."""
     if finding.acknowledged:
         return False
     return SEVERITY_ORDER[finding.severity] <= SEVERITY_ORDER[fix_threshold]

@@ -16,8 +16,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from pydantic import ValidationError
+
 from mmr.formatters import render
 from mmr.log import stderr_line
+from mmr.models import ReconciledResults
 from mmr.vocabulary import FORMATS, Format
 
 if TYPE_CHECKING:
@@ -30,9 +33,7 @@ class DocumentError(ValueError):
 
 def convert(document: str, fmt: Format) -> str:
     """The verdict document ``document`` (JSON text) rendered in ``fmt``."""
-    from pydantic import ValidationError
 
-    from mmr.models import ReconciledResults
 
     try:
         results = ReconciledResults.model_validate(json.loads(document))

@@ -1,4 +1,4 @@
-"""``--format github``: workflow-command annotations for a GitHub Actions log (spec ch. 04 §6.6).
+"""``--format github``: workflow-command annotations for a GitHub Actions log.
 
 stdout, in order: one ``::error``/``::warning``/``::notice`` command per finding, worst
 first (``error`` blocks the gate; ``notice`` is acknowledged or P3); a notice counting

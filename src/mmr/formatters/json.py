@@ -1,4 +1,4 @@
-"""``--format json``: the results document exactly as the reference prints it (spec ch. 04 §6.1).
+"""``--format json``: the results document exactly as MMR 4.0.1 prints it.
 
 Two-space indentation, non-ASCII written raw, absent optional fields omitted, no envelope.
 Lone surrogates (undecodable bytes that reached a description) are written as ``\\udXXX``
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 _SURROGATES = re.compile("([\ud800-\udbff][\udc00-\udfff])|([\ud800-\udfff])")
 
-#: The reference's key order for the ratification-gate document; mmr's additive keys
+#: MMR 4.0.1's key order for the ratification-gate document; mmr's additive keys
 #: (``job_id: null``, ``per_channel: {}``, zeroed ``metadata``) follow it.
 GATE_KEY_ORDER = (
     "verdict", "fix_threshold", "reconciled_findings", "advisory_count", "approved", "summary",
@@ -32,7 +32,7 @@ def render_json(results: ReconciledResults) -> str:
 
 
 def results_document(results: ReconciledResults) -> dict[str, Any]:
-    """The plain-JSON form of a verdict document, keys in the reference's order."""
+    """The plain-JSON form of a verdict document, keys in MMR 4.0.1's order."""
     data = results.to_json_dict()
     if not is_gate_document(results):
         return data

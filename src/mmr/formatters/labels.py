@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from mmr.models import COMPENSATING_PREFIX
+from mmr.secrets.redact import redact_text
+from mmr.severity import threshold_meaning
+
 if TYPE_CHECKING:
     from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults, Telemetry
 
-#: Channel statuses that mean "this reviewer did not report" (spec ch. 04 §6.3 step 6).
+#: Channel statuses that mean "this reviewer did not report".
 DEGRADED_STATUSES = frozenset({"not_installed", "auth_failed", "failed", "timeout", "skipped"})
 
 _LABELS = {"pass": "PASSED", "blocked": "BLOCKED", "needs-user-decision": "NEEDS DECISION"}
@@ -86,7 +90,7 @@ def _count(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
-#: How the reports name the two places the reference drops (issue 13).
+#: How the reports name the two places MMR 4.0.1 drops.
 PLACE_TITLES = {"outside_diff": "Outside the diff", "unanchored": "Unanchored"}
 PLACE_NOTES = {
     "outside_diff": "in a repository file the change does not touch",
@@ -109,8 +113,7 @@ def off_diff_gated(results: ReconciledResults) -> bool:
 
 
 def gate_line(results: ReconciledResults) -> str:
-    """What the threshold gates, in the words of the one severity scale (issue 13)."""
-    from mmr.severity import threshold_meaning
+    """What the threshold gates, in the words of the one severity scale."""
 
     line = f"Gate: {threshold_meaning(results.fix_threshold)}"
     if off_diff_groups(results):
@@ -122,7 +125,6 @@ def gate_line(results: ReconciledResults) -> str:
 def counts_phrase(results: ReconciledResults) -> str:
     """``2 of 3 reported; 1 compensating pass, 1 reported`` — the ``Channels`` counts said
     in words (a compensating pass is not a reviewer of its own)."""
-    from mmr.models import COMPENSATING_PREFIX
 
     reviewers = [c for n, c in results.per_channel.items() if not n.startswith(COMPENSATING_PREFIX)]
     passes = [c for n, c in results.per_channel.items() if n.startswith(COMPENSATING_PREFIX)]
@@ -137,7 +139,6 @@ def counts_phrase(results: ReconciledResults) -> str:
 
 def failure_reason(channel: ChannelResult) -> str | None:
     """A failed channel's ``error`` on one line, redacted, cut to :data:`REASON_WIDTH`."""
-    from mmr.secrets.redact import redact_text
 
     if channel.status == "completed" or not channel.error:
         return None

@@ -1,6 +1,6 @@
-"""``--format markdown``: the report for a PR comment or a step summary (spec ch. 04 §6.4).
+"""``--format markdown``: the report for a PR comment or a step summary.
 
-Every table cell is escaped (the reference escapes only description and suggestion, so a
+Every table cell is escaped (MMR 4.0.1 escapes only description and suggestion, so a
 ``|`` in a location broke its table).
 """
 
@@ -74,7 +74,7 @@ def _job_line(results: ReconciledResults) -> str:
 
 
 def _honesty_lines(results: ReconciledResults) -> list[str]:
-    """The not-gated verdict, counts in words, gate and coverage (issue 13), as the text
+    """The not-gated verdict, counts in words, gate and coverage, as the text
     report has them; each a separate paragraph line."""
     lines = [""]
     if results.metadata.ungated_count:

@@ -41,7 +41,7 @@ _ELLIPSIS = "…"
 def render_rdjsonl(results: ReconciledResults) -> str:
     """One diagnostic per line, without a trailing newline; empty with no findings.
 
-    Off-diff findings (issue 13) follow, their message naming their place; an ungated one
+    Off-diff findings follow, their message naming their place; an ungated one
     is never ``ERROR`` and an unanchored one has no location.
     """
     lines = [diagnostic_line(f, results.fix_threshold) for f in results.reconciled_findings]

@@ -1,4 +1,4 @@
-"""``--format sarif``: one SARIF 2.1.0 log for GitHub code scanning (spec ch. 04 §6.5).
+"""``--format sarif``: one SARIF 2.1.0 log for GitHub code scanning.
 
 One run per review. Each reconciled finding is one result whose rule is its category
 (``mmr/security``; see :mod:`mmr.formatters.annotation` for why not its severity), whose
@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+import mmr
 from mmr.formatters.annotation import (
     rule_id,
     rule_slug,
@@ -57,7 +58,6 @@ def render_sarif(results: ReconciledResults) -> str:
 
 def sarif_log(results: ReconciledResults) -> dict[str, Any]:
     """The SARIF log as plain JSON data."""
-    from mmr import __url__, __version__
 
     placed = [(None, f) for f in results.reconciled_findings] + [
         (place, f) for place, findings in off_diff_groups(results) for f in findings]
@@ -68,9 +68,9 @@ def sarif_log(results: ReconciledResults) -> dict[str, Any]:
         "tool": {
             "driver": {
                 "name": "mmr",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "informationUri": __url__,
+                "version": mmr.__version__,
+                "semanticVersion": mmr.__version__,
+                "informationUri": mmr.__url__,
                 "rules": rules,
             }
         },
@@ -96,9 +96,8 @@ def _rules(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
 
     GitHub code scanning requires ``help`` on every rule (the SARIF multitool's GH2012).
     """
-    from mmr import __url__
 
-    help_uri = f"{__url__}/blob/main/docs/sarif.md#rules"
+    help_uri = f"{mmr.__url__}/blob/main/docs/sarif.md#rules"
     rules: dict[str, dict[str, Any]] = {}
     for finding in findings:
         identifier = rule_id(finding.category)

@@ -1,4 +1,4 @@
-"""Append the markdown report to a GitHub Actions step summary (spec ch. 04 §6.6).
+"""Append the markdown report to a GitHub Actions step summary.
 
 GitHub refuses a step summary over 1 MiB (the whole file, including what earlier
 commands of the same step appended). When the report would not fit, it is cut to the
@@ -50,7 +50,7 @@ _GROUP_FIELDS = ("reconciled_findings", "outside_diff_findings", "unanchored_fin
 
 
 def _groups(results: ReconciledResults) -> list[list[ReconciledFinding]]:
-    """In-diff findings, then those outside the diff, then unanchored ones (issue 13):
+    """In-diff findings, then those outside the diff, then unanchored ones:
     the order they are dropped in is the reverse."""
     return [list(getattr(results, name) or []) for name in _GROUP_FIELDS]
 

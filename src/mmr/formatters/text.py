@@ -1,4 +1,4 @@
-"""``--format text``: the report a person reads in a terminal or a CI log (spec ch. 04 §6.3).
+"""``--format text``: the report a person reads in a terminal or a CI log.
 
 Lines scripts grep (the headline, ``Threshold:``, ``Sources:``, channel lines) keep the
 reference's exact form; mmr only appends information (the finding key, acknowledgement,
@@ -76,7 +76,7 @@ def _counts_line(results: ReconciledResults) -> str:
 
 def _honesty_lines(results: ReconciledResults) -> list[str]:
     """mmr's lines under the headline: the summary when it carries a not-gated note, the
-    channel counts said in words, the gate, and coverage (issue 13)."""
+    channel counts said in words, the gate, and coverage."""
     lines = []
     if results.metadata.ungated_count:
         lines.append(f"Verdict: {results.summary}")

@@ -1,4 +1,4 @@
-"""Channel output → findings (spec ch. 03 §1-§11, ch. 06 §2).
+"""Channel output → findings.
 
 Entry points other areas call:
 

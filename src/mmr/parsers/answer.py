@@ -1,8 +1,8 @@
-"""``answer``: an explore channel's reply is the answer text itself (ch. 06 §3-§4).
+"""``answer``: an explore channel's reply is the answer text itself.
 
 The gate (``require_citation``, on by default) asks the answer to cite a ``path:line``
 or to say ``NOT FOUND`` (``gate_failed`` otherwise). An empty answer is a ``parse_error``:
-the explore spec retries an empty result, and the presets retry on ``parse_error``.
+``mmr explore`` retries an empty result, and the presets retry on ``parse_error``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """Where does the bracket opened at a position close? Answered for every position in linear time.
 
-The reference's scanners restart a bracket-stack walk at each candidate position, which
+MMR 4.0.1's scanners restart a bracket-stack walk at each candidate position, which
 costs quadratic time on long replies full of unclosed brackets (a truncated envelope,
 prose with stray braces). This index precomputes, right to left, the outcome of such a
 walk from every position outside a string, so each scan is a constant-time lookup with
-exactly the reference's outcome (ch. 03 §3.4): balanced at a closer, mismatched at a
+exactly MMR 4.0.1's outcome: balanced at a closer, mismatched at a
 closer, or unbalanced to the end of the text.
 
 Only "interesting" characters (quotes, backslashes and the tracked brackets) are visited.
 A string starts at ``"`` and ends at the next ``"`` not escaped by a backslash; a
-backslash outside a string is an ordinary character, as in the reference.
+backslash outside a string is an ordinary character, as in MMR 4.0.1.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class BracketIndex:
     """Outcome of a bracket-stack scan from any opener of ``text``.
 
     ``brackets`` names the tracked pairs: ``"{}[]"`` for the JSON scanners, ``"[]"`` for
-    external array input (§8), where braces are ordinary characters.
+    external array input, where braces are ordinary characters.
     """
 
     def __init__(self, text: str, brackets: str = "{}[]") -> None:

@@ -1,4 +1,4 @@
-"""The four built-in named parsers: default, default-last, gemini, doc-conformance (ch. 03 §5)."""
+"""The four built-in named parsers: default, default-last, gemini, doc-conformance."""
 
 from __future__ import annotations
 
@@ -26,11 +26,11 @@ _FINDING_KEYS = frozenset({"severity", "location", "description"})
 
 
 def bare_findings_array(text: str) -> ParsedOutput | None:
-    """A reply that is nothing but a JSON array of finding objects (Q4, mmr).
+    """A reply that is nothing but a JSON array of finding objects (an mmr addition).
 
-    The reference takes the first element as "the reply" and loses every finding. mmr
-    reads the elements as findings, approved unless one is P0 or P1 (the rule of §8).
-    Anything else returns None and is parsed as the reference does: prose around the
+    MMR 4.0.1 takes the first element as "the reply" and loses every finding. mmr
+    reads the elements as findings, approved unless one is P0 or P1.
+    Anything else returns None and is parsed as MMR 4.0.1 does: prose around the
     array, or elements that are not finding-shaped objects (claude's events array must
     not pass for findings).
     """
@@ -60,8 +60,8 @@ def _only_object(text: str) -> tuple[str, Any] | None:
     """``(candidate, value)`` when the first object is valid JSON and no ``{`` follows it.
 
     Then it is the only top-level candidate, which the issue-13 rule leaves alone, and it
-    is the first object decoded as the reference does (strict JSON needs no trailing-comma
-    fix), so one C decode replaces the bracket scans and the two decodes (issue 19).
+    is the first object decoded as MMR 4.0.1 does (strict JSON needs no trailing-comma
+    fix), so one C decode replaces the bracket scans and the two decodes.
     """
     start = text.find("{")
     if start < 0:
@@ -80,12 +80,12 @@ def is_review(value: dict[str, Any]) -> bool:
 
 @register_parser("default")
 def parse_default(raw: str) -> ParsedOutput:
-    """Fences stripped, the first object taken, leniently validated (§5.1).
+    """Fences stripped, the first object taken, leniently validated.
 
-    mmr (issue 13): when the reply holds several top-level objects and the first is not
+    mmr: when the reply holds several top-level objects and the first is not
     its only review-shaped one, the last review-shaped object wins — a reply that opens
     with a clean ``{"approved": true, "findings": []}`` and then reports its findings is
-    judged on the findings. With a single candidate the reference's rule stands.
+    judged on the findings. With a single candidate MMR 4.0.1's rule stands.
     """
     text = strip_markdown_fences(raw)
     bare = bare_findings_array(text)
@@ -117,7 +117,7 @@ def _first_object_reply(text: str, candidate: str, value: Any) -> ParsedOutput:
 
 @register_parser("default-last")
 def parse_default_last(raw: str) -> ParsedOutput:
-    """Like ``default``, but the last complete object wins (schema-constrained output, §5.2)."""
+    """Like ``default``, but the last complete object wins (schema-constrained output)."""
     text = strip_markdown_fences(raw)
     bare = bare_findings_array(text)
     if bare is not None:
@@ -127,7 +127,7 @@ def parse_default_last(raw: str) -> ParsedOutput:
 
 @register_parser("gemini")
 def parse_gemini(raw: str) -> ParsedOutput:
-    """Unwrap ``{"response": "<reply>"}`` when present, else read the object itself (§5.3)."""
+    """Unwrap ``{"response": "<reply>"}`` when present, else read the object itself."""
     candidate = fix_trailing_commas(extract_first_object(strip_markdown_fences(raw)))
     try:
         outer = decode_json(candidate)
@@ -136,8 +136,8 @@ def parse_gemini(raw: str) -> ParsedOutput:
             return parse_default(response)
         return lenient_reply(outer)
     except Exception:
-        # As in the reference, any failure re-parses the original text with `default`.
-        # With the missing-findings rule that no longer hides an unparseable response (Q9).
+        # As in MMR 4.0.1, any failure re-parses the original text with `default`.
+        # With the missing-findings rule that no longer hides an unparseable response.
         return parse_default(raw)
 
 
@@ -149,10 +149,10 @@ NOT_AN_ARRAY = (
 
 @register_parser("doc-conformance")
 def parse_doc_conformance(raw: str) -> ParsedOutput:
-    """The whole text is a JSON array of strictly valid findings (§5.4).
+    """The whole text is a JSON array of strictly valid findings.
 
     Decode and validation errors are parse failures, not P1 findings that the diff
-    filter would silently drop (Q3).
+    filter would silently drop.
     """
     try:
         items = decode_json(raw)

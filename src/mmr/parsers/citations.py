@@ -1,4 +1,4 @@
-"""``path:line`` citations in prose, and whether a cited path exists under the repo (ch. 06 §2).
+"""``path:line`` citations in prose, and whether a cited path exists under the repo.
 
 A citation is the first token matching
 ``(?:[\\w.-]+/)*[\\w.-]+\\.\\w+|[\\w.-]+(?:/[\\w.-]+)+`` followed by ``:line`` or

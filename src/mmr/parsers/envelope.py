@@ -1,4 +1,4 @@
-"""Dig the model's JSON out of a CLI envelope, used by critique (ch. 03 §7.1)."""
+"""Dig the model's JSON out of a CLI envelope, used by critique."""
 
 from __future__ import annotations
 

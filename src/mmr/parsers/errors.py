@@ -1,7 +1,7 @@
 """Exceptions raised inside parsers; ``parse_channel_output`` turns them into a ParseFailure.
 
 They never reach the user as a traceback: the message is the text that follows
-``Failed to parse channel output: `` (spec ch. 03 §2.1).
+``Failed to parse channel output: ``.
 """
 
 from __future__ import annotations
@@ -20,4 +20,4 @@ class MismatchError(ParseError):
 
 
 class GateFailedError(ParseError):
-    """The reply parsed but failed its parser's gate (``reason: gate_failed``, ch. 06 §2)."""
+    """The reply parsed but failed its parser's gate (``reason: gate_failed``)."""

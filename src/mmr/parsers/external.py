@@ -1,4 +1,4 @@
-"""Findings an outside reviewer hands to ``mmr reconcile --input`` (ch. 03 §8, ch. 04 §7.10).
+"""Findings an outside reviewer hands to ``mmr reconcile --input``.
 
 Accepted: a reply object with a ``findings`` array, or a bare array of findings, with
 fences and prose around it. Validation is strict, since no model's habits need excusing.
@@ -49,7 +49,7 @@ def _decode_array(text: str, start: int, index: BracketIndex) -> Any:
 
 
 def _first_array(text: str) -> Any:
-    """The first ``[`` candidate that decodes; prose brackets before it are stepped over (Q14)."""
+    """The first ``[`` candidate that decodes; prose brackets before it are stepped over."""
     index = BracketIndex(text, "[]")
     first_error: Exception | None = None
     for _, start in index.opener_indices():
@@ -62,7 +62,7 @@ def _first_array(text: str) -> Any:
 
 def _extract(text: str) -> Any:
     if text.startswith("["):
-        try:  # a strict-JSON array ends where the bracket count ends: one C decode (issue 19)
+        try:  # a strict-JSON array ends where the bracket count ends: one C decode
             return JSON_DECODER.raw_decode(text)[0]
         except (ValueError, RecursionError):
             return _decode_array(text, 0, BracketIndex(text, "[]"))

@@ -1,7 +1,7 @@
-"""The JSONPath subset of ``unwrap-jsonpath`` and of channel telemetry (ch. 03 §6.3, ch. 06 §2).
+"""The JSONPath subset of ``unwrap-jsonpath`` and of channel telemetry.
 
 ``path := "$" segment*`` with ``.name``, ``[digits]`` and ``.[digits]`` segments. Paths
-are parsed whole (so config load can reject a bad one, Q10), then walked; a walk that
+are parsed whole (so config load can reject a bad one), then walked; a walk that
 finds nothing returns :data:`NO_MATCH`, which is distinct from a JSON ``null``.
 """
 
@@ -50,13 +50,13 @@ NO_MATCH: Final = _NoMatch()
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _DIGITS = re.compile(r"[0-9]+")
-# Names that would reach JavaScript's prototype chain in the reference: never a match.
+# Names that would reach JavaScript's prototype chain in MMR 4.0.1: never a match.
 _UNSAFE_NAMES = frozenset({"__proto__", "constructor", "prototype"})
 
 
 @lru_cache(maxsize=512)
 def parse_path(path: str, *, allow_wildcard: bool = False) -> tuple[Segment, ...]:
-    """Parse ``path`` into segments; raise ValueError with the reference's messages."""
+    """Parse ``path`` into segments; raise ValueError with MMR 4.0.1's messages."""
     if not path.startswith("$"):
         raise ValueError(f"jsonpath must start with $ (got: {path})")
     segments: list[Segment] = []
@@ -96,7 +96,7 @@ def parse_path(path: str, *, allow_wildcard: bool = False) -> tuple[Segment, ...
 
 
 def parse_telemetry_path(path: str) -> tuple[Segment, ...]:
-    """Parse a telemetry path, which may also use ``.*`` (ch. 06 §2)."""
+    """Parse a telemetry path, which may also use ``.*``."""
     return parse_path(path, allow_wildcard=True)
 
 

@@ -1,4 +1,4 @@
-"""Limits a hostile reply cannot cross (issue 16), each with a visible note.
+"""Limits a hostile reply cannot cross, each with a visible note.
 
 A reply under the 16 MiB read cap can still hold one 8 MB description (1.3 GB of RSS and
 124 MB of ``description_shingle`` JSON before) or tens of thousands of findings. After

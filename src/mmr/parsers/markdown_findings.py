@@ -3,7 +3,7 @@
 Inside a block, line by line (fenced excerpts skipped): ``Category:``, ``Confidence:``
 and ``Suggestion:`` labels, the first ``path:line`` citation (the location), and free
 text (the description, after the title). The citation gate then asks for at least one
-block whose cited path exists under the repository root. Spec: ch. 06 §2.
+block whose cited path exists under the repository root.
 """
 
 from __future__ import annotations

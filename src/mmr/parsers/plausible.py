@@ -1,6 +1,6 @@
 """Cheap, certain rejection of candidates that cannot decode (for the any-value scanner).
 
-The any-value scanner (ch. 03 §3.6) tries to decode *every* balanced candidate, nested
+The any-value scanner tries to decode *every* balanced candidate, nested
 ones included, until one decodes. Decoding costs time proportional to the candidate, so
 nested junk would cost quadratic time. This index answers, in constant time per
 candidate, two questions whose "no" means the decode is certain to fail:

@@ -1,6 +1,6 @@
-"""``regex-findings``: one finding per match of a JavaScript-flavoured pattern (ch. 03 §6.4).
+"""``regex-findings``: one finding per match of a JavaScript-flavoured pattern.
 
-Patterns are written for the reference's JavaScript engine, so they are translated:
+Patterns are written for MMR 4.0.1's JavaScript engine, so they are translated:
 named groups ``(?<n>…)`` and back-references ``\\k<n>``, and, without the ``m`` flag, a
 ``$`` that anchors only at the very end of the text. Flags: ``g`` (every match, else the
 first), ``i``, ``m``, ``s``, ``y`` (sticky: each match starts where the last one ended);
@@ -89,7 +89,7 @@ def _capture(match: re.Match[str], group: int | None) -> str | None:
 
 
 def parse_regex_findings(raw: str, spec: RegexFindingsSpec) -> ParsedOutput:
-    """Findings from the raw text (no fence stripping); one blank capture fails them all (Q13)."""
+    """Findings from the raw text (no fence stripping); one blank capture fails them all."""
     try:
         regex = compile_js_regex(spec.pattern, spec.flags)
     except ValueError as exc:

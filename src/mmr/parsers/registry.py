@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from mmr.log import get_logger
 from mmr.models import ParsedOutput
 
 NamedParser = Callable[[str], ParsedOutput]
@@ -53,7 +54,6 @@ def get_parser(name: str) -> NamedParser:
         return parser
     if name not in _warned:
         _warned.add(name)
-        from mmr.log import get_logger
 
         get_logger(__name__).warning(
             "parser.unknown_name", name=name, using=FALLBACK_PARSER,

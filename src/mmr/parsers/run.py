@@ -1,4 +1,4 @@
-"""Run a parser spec on a channel's raw reply; each failure is a typed result (ch. 03 §2.1)."""
+"""Run a parser spec on a channel's raw reply; each failure is a typed result."""
 
 from __future__ import annotations
 
@@ -47,17 +47,6 @@ def run_spec(raw: str, spec: ParserSpec, *, repo_root: Path | None = None) -> Pa
     if isinstance(spec, AnswerSpec):
         return Answer(check_answer(raw, spec))
     raise ValueError(f"Unsupported output_parser kind: {getattr(spec, 'kind', spec)}")
-
-
-def parser_name(spec: ParserSpec | Mapping[str, Any]) -> str | None:
-    """The registered parser ``spec`` ends in (through any unwraps), if it names one."""
-    try:
-        current = coerce_parser_spec(spec)
-    except (ValueError, TypeError):
-        return None
-    while isinstance(current, UnwrapJsonpathSpec):
-        current = current.then
-    return current if isinstance(current, str) else None
 
 
 def _failure(exc: Exception) -> ParseFailure:

@@ -1,6 +1,6 @@
-"""Find the JSON inside a reply: first object, last object, first value (ch. 03 §3.3-§3.6).
+"""Find the JSON inside a reply: first object, last object, first value.
 
-Each scanner keeps the reference's choice of candidate and its error messages; all of
+Each scanner keeps MMR 4.0.1's choice of candidate and its error messages; all of
 them run in linear time (see :mod:`mmr.parsers.brackets`).
 """
 
@@ -36,7 +36,7 @@ _END_FINDER = json.JSONDecoder()
 
 
 def extract_first_object(text: str) -> str:
-    """The text from the first ``{`` to its matching ``}``, counting braces only (§3.3)."""
+    """The text from the first ``{`` to its matching ``}``, counting braces only."""
     start = text.find("{")
     if start < 0:
         raise ParseError(NO_OBJECT)
@@ -73,7 +73,7 @@ def _count_braces(text: str, start: int) -> str:
 
 
 def scan_error(text: str, start: int, result: Mismatched | None) -> ParseError:
-    """The error a bracket-stack scan from ``start`` raises: mismatch or unbalanced (§3.4)."""
+    """The error a bracket-stack scan from ``start`` raises: mismatch or unbalanced."""
     if result is not None:
         snippet = text[start : result.at + 1]
         if len(snippet) > _MISMATCH_SNIPPET_LIMIT:
@@ -91,7 +91,7 @@ def scan_balanced(text: str, start: int) -> str:
 
 
 def extract_last_object(text: str) -> dict[str, Any]:
-    """The last complete object; a broken tail after it fails the parse (§3.5, ``default-last``)."""
+    """The last complete object; a broken tail after it fails the parse (``default-last``)."""
     index = BracketIndex(text)
     last_good: dict[str, Any] | None = None
     first_error: Exception | None = None
@@ -125,7 +125,7 @@ def extract_last_object(text: str) -> dict[str, Any]:
 
 
 def top_level_objects(text: str) -> list[dict[str, Any]]:
-    """Every decodable object not nested in another candidate, in reply order (issue 13).
+    """Every decodable object not nested in another candidate, in reply order.
 
     An object that fails to decode is skipped and scanning resumes inside it, as
     :func:`extract_last_object` does.
@@ -161,7 +161,7 @@ def _decode_error(text: str, start: int, end: int) -> Exception | None:
 
 
 def extract_any_value(text: str) -> Any:
-    """The first ``{``/``[`` candidate, at any position, that decodes (§3.6, envelopes).
+    """The first ``{``/``[`` candidate, at any position, that decodes (envelopes).
 
     Runs in linear time except when many nested candidates all look like JSON and still
     fail to decode; candidates that certainly fail are skipped without decoding.

@@ -1,7 +1,7 @@
-"""Object-form ``output_parser`` specs (spec ch. 03 §6.1, ch. 01 §2.8, ch. 06 §2-3).
+"""Object-form ``output_parser`` specs.
 
 A parser spec is either a registered parser *name* (a string) or one of these objects,
-discriminated on ``kind``. Unknown keys are dropped (the reference's objects are not
+discriminated on ``kind``. Unknown keys are dropped (MMR 4.0.1's objects are not
 strict); an unknown ``kind`` is a validation error. Field order is the dump order.
 """
 
@@ -90,7 +90,7 @@ class MarkdownGate(_Spec):
 
 
 class MarkdownFindingsSpec(_Spec):
-    """``### [BLOCKER|SHOULD-FIX|NIT] title`` blocks (ch. 06 §2)."""
+    """``### [BLOCKER|SHOULD-FIX|NIT] title`` blocks."""
 
     kind: Literal["markdown-findings"] = Field(
         description="`### [BLOCKER|SHOULD-FIX|NIT] title` blocks.")
@@ -106,7 +106,7 @@ class AnswerGate(_Spec):
 
 
 class AnswerSpec(_Spec):
-    """The reply text as the answer (explore channels, ch. 06 §3)."""
+    """The reply text as the answer (explore channels)."""
 
     kind: Literal["answer"] = Field(
         description="The reply text is the answer (explore channels).")
@@ -135,7 +135,7 @@ def coerce_parser_spec(spec: object) -> ParserSpec:
     """A parser spec from a model, a name, or its JSON form (as saved on a job record).
 
     Raises ValueError with a one-line message: ``Unsupported output_parser kind: X`` for an
-    unknown kind (ch. 03 §2.1), else the first validation problem.
+    unknown kind, else the first validation problem.
     """
     if isinstance(
         spec, str | UnwrapJsonpathSpec | RegexFindingsSpec | MarkdownFindingsSpec | AnswerSpec

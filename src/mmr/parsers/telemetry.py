@@ -1,4 +1,4 @@
-"""Usage figures from a channel's raw envelope: tokens, context window, cost, turns (ch. 06 §2)."""
+"""Usage figures from a channel's raw envelope: tokens, context window, cost, turns."""
 
 from __future__ import annotations
 

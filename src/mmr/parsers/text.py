@@ -1,6 +1,6 @@
-"""Text clean-up shared by the JSON parsers: fences, trailing commas, strict decoding (ch. 03 §3).
+"""Text clean-up shared by the JSON parsers: fences, trailing commas, strict decoding.
 
-The reference runs JavaScript regular expressions; the patterns here spell out the
+MMR 4.0.1 runs JavaScript regular expressions; the patterns here spell out the
 JavaScript meaning of ``\\s``, ``^`` and ``$`` so that the same bytes give the same text.
 """
 
@@ -28,17 +28,17 @@ _STRING_OR_TRAILING_COMMA = re.compile(
 
 
 def strip_markdown_fences(text: str) -> str:
-    """Remove ```` ```json ```` openers at line starts, then closing ```` ``` ```` fences (§3.1)."""
+    """Remove ```` ```json ```` openers at line starts, then closing ```` ``` ```` fences."""
     if "```" not in text:
         return text
     return _CLOSING_FENCE.sub("", _OPENING_FENCE.sub("", text))
 
 
 def fix_trailing_commas(text: str, *, string_aware: bool = True) -> str:
-    """Delete every comma (and the whitespace after it) that precedes ``}`` or ``]`` (§3.2).
+    """Delete every comma (and the whitespace after it) that precedes ``}`` or ``]``.
 
-    ``string_aware=False`` is the reference behaviour, which also rewrites text inside
-    JSON strings (Q2); mmr leaves strings alone.
+    ``string_aware=False`` is MMR 4.0.1's behaviour, which also rewrites text inside
+    JSON strings; mmr leaves strings alone.
     """
     if _TRAILING_COMMA.search(text) is None:
         return text
@@ -48,7 +48,7 @@ def fix_trailing_commas(text: str, *, string_aware: bool = True) -> str:
 
 
 def _reject_constant(name: str) -> Any:
-    # Python accepts NaN and Infinity by default; JSON (and the reference) does not (§3.7).
+    # Python accepts NaN and Infinity by default; JSON (and MMR 4.0.1) does not.
     raise ValueError(f"Unexpected token {name} in JSON")
 
 

@@ -1,6 +1,6 @@
-"""``unwrap-jsonpath``: take the reply out of a CLI's JSON envelope (ch. 03 §6.2).
+"""``unwrap-jsonpath``: take the reply out of a CLI's JSON envelope.
 
-The envelope is the first value that decodes (§3.6). Two guards run on it before the
+The envelope is the first value that decodes. Two guards run on it before the
 payload is looked at: ``incomplete`` (a run the CLI itself marks as unfinished, such as
 grok's ``stopReason: Cancelled``) and, mmr only, ``error_path`` (a run the CLI reports
 as an error, such as claude's ``is_error: true``).
@@ -80,7 +80,7 @@ def matches_incomplete_guard(raw: str, spec: object) -> bool:
     """True only when ``spec`` has an ``incomplete`` guard and ``raw``'s envelope matches it.
 
     ``spec`` may be a model, a name or the JSON form saved on a job. Used by the
-    dispatcher to retry a cancelled run once (ch. 02 §5.10). Never raises.
+    dispatcher to retry a cancelled run once. Never raises.
     """
     try:
         spec = coerce_parser_spec(spec)

@@ -1,4 +1,4 @@
-"""Decoded JSON → Findings: lenient for model replies, strict for other producers (ch. 03 §4).
+"""Decoded JSON → Findings: lenient for model replies, strict for other producers.
 
 Coercion is done by hand, so a reply's success never depends on pydantic's own rules;
 the pydantic models are built only from values already known to be valid.
@@ -68,7 +68,7 @@ def _as_text(value: Any) -> str:
         return str(value) if abs(value) < 2**53 else js_number_text(float(value))
     if isinstance(value, float):
         return js_number_text(value)
-    # Objects and arrays: JSON text (the reference prints "[object Object]"; ch. 03 §4.1).
+    # Objects and arrays: JSON text (MMR 4.0.1 prints "[object Object]").
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -77,9 +77,9 @@ def _optional_strings(record: dict[str, Any]) -> dict[str, str]:
 
 
 def lenient_finding(item: Any) -> Finding:
-    """Coerce one model-written finding; never fails (§4.1)."""
+    """Coerce one model-written finding; never fails."""
     if isinstance(item, list):
-        item = {}  # the reference reads an array as an object with no fields
+        item = {}  # MMR 4.0.1 reads an array as an object with no fields
     if not isinstance(item, dict):
         return Finding(
             severity="P2", location="unknown", description=MALFORMED_FINDING, suggestion=""
@@ -108,7 +108,7 @@ def _json_kind(value: Any) -> str:
 
 
 def _check_usable(value: dict[str, Any]) -> None:
-    """mmr (issue 13): replies that would otherwise read as a clean pass are failures."""
+    """mmr: replies that would otherwise read as a clean pass are failures."""
     findings = value.get("findings")
     if "findings" in value and findings is not None and not isinstance(findings, list):
         raise ParseError(FINDINGS_NOT_A_LIST.format(kind=_json_kind(findings)))
@@ -120,7 +120,7 @@ def _check_usable(value: dict[str, Any]) -> None:
 
 
 def bare_finding(value: Any) -> ParsedOutput | None:
-    """A reply that is one finding object on its own: one finding (issue 13), approved
+    """A reply that is one finding object on its own: one finding, approved
     unless it is P0 or P1; None for anything else."""
     if not (isinstance(value, dict) and is_bare_finding(value)):
         return None
@@ -157,7 +157,7 @@ def lenient_reply(value: Any) -> ParsedOutput:
 def strict_finding(item: Any) -> Finding:
     """Validate a doc-conformance or external finding; the first failed check raises."""
     if isinstance(item, list):
-        item = {}  # an array passes the object check in the reference and fails on severity
+        item = {}  # an array passes the object check in MMR 4.0.1 and fails on severity
     if not isinstance(item, dict):
         raise ParseError("Finding must be an object")
     severity = item.get("severity")
@@ -180,7 +180,7 @@ def strict_finding(item: Any) -> Finding:
 
 
 def strict_reply(value: Any) -> ParsedOutput:
-    """Validate a reply object strictly (§4.2): findings must be an array of valid findings."""
+    """Validate a reply object strictly: findings must be an array of valid findings."""
     if not isinstance(value, dict):
         raise ParseError("Input must be an object")
     findings = value.get("findings")

@@ -1,16 +1,16 @@
 """The one subprocess chokepoint: every child mmr starts goes through ``run_process``.
 
 It never raises because of the child: a missing executable, a bad cwd, a non-zero exit,
-a signal death or a timeout all come back as a ``ProcessOutcome`` (STYLE 1). Each child
+a signal death or a timeout all come back as a ``ProcessOutcome``. Each child
 runs in its own session, so a timeout or a Ctrl-C can stop the whole process group,
-grandchildren included (spec ch. 02 §5.4–§5.9, STYLE 3); when it ends, whatever it left
+grandchildren included; when it ends, whatever it left
 behind — also outside its group or session — is killed (:mod:`mmr.process.reaper`).
 
-Settling follows the reference: the run is over when the process has exited **and** its
+Settling follows MMR 4.0.1: the run is over when the process has exited **and** its
 output pipes are closed, so a grandchild still holding stdout keeps it running until the
 deadline. The prompt is fed on stdin by its own task, next to the stdout and stderr
 readers, so a child that writes before it reads, reads nothing, or closes stdin early
-can neither deadlock nor crash mmr (§5.5).
+can neither deadlock nor crash mmr.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def live_process_groups() -> frozenset[int]:
 
 
 def signal_live_groups(sig: signal.Signals) -> int:
-    """Send ``sig`` to every live process group (the interrupt path, §5.9); return the count."""
+    """Send ``sig`` to every live process group (the interrupt path); return the count."""
     groups = list(_live_groups)
     for pgid in groups:
         _signal_group(pgid, sig)
@@ -83,7 +83,7 @@ class _Capture:
     """Keeps the head of a stream (up to ``limit``) in memory and in the tee file.
 
     The rest is drained and counted (``total``) but kept nowhere: a runaway channel
-    cannot fill the disk any more than the memory (issue 16).
+    cannot fill the disk any more than the memory.
     """
 
     def __init__(self, limit: int | None, file: BinaryIO | None = None,

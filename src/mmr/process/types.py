@@ -2,7 +2,7 @@
 
 Both are immutable. A request prints only its redacted display form: argv with values of
 secret-named flags hidden, the names (never the values) of the env entries that differ
-from mmr's own environment, and the size of the stdin payload (STYLE 2).
+from mmr's own environment, and the size of the stdin payload.
 """
 
 from __future__ import annotations
@@ -142,14 +142,14 @@ class ProcessOutcome:
         return self.rc == 0 and not self.timed_out
 
     def stdout_text(self) -> str:
-        """stdout decoded once as UTF-8 (never per chunk, Q6)."""
+        """stdout decoded once as UTF-8 (never per chunk)."""
         return self.stdout.decode("utf-8", errors="replace")
 
     def stderr_text(self) -> str:
         return self.stderr.decode("utf-8", errors="replace")
 
     def exit_message(self) -> str:
-        """The synthetic log text for a failure without stderr (§5.8)."""
+        """The synthetic log text for a failure without stderr."""
         if self.spawn_error is not None:
             return self.spawn_error
         if self.rc is not None:

@@ -1,11 +1,11 @@
-"""One job channel → its ``per_channel`` entry and its findings (spec ch. 04 §4 step 2).
+"""One job channel → its ``per_channel`` entry and its findings.
 
 A channel that did not complete contributes nothing but its status, elapsed time and an
-``error`` built from the reference's fixed words plus its log. A completed channel's
+``error`` built from MMR 4.0.1's fixed words plus its log. A completed channel's
 saved reply is parsed with its recorded ``output_parser``; a reply that does not parse
 downgrades the channel to ``failed`` for this run (only in memory), and the findings of a
 good reply are sorted by place: ``findings`` holds those naming a file the diff touches
-(the reference's field), the other two places go in mmr's parallel fields.
+(MMR 4.0.1's field), the other two places go in mmr's parallel fields.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ _STATUS_ERRORS = {
 }
 #: Reasons whose ``error`` is the parser's own message, without ``Channel failed: ``.
 PARSE_REASONS = frozenset({"parse_error", "gate_failed"})
-#: Fixed text of the skip reasons when the job kept no log line (ch. 04 §7.4, ch. 06 §2.1).
+#: Fixed text of the skip reasons when the job kept no log line.
 SKIP_REASON_TEXT = {
     "credential_refused": "credential-shaped content in diff",
     "diff_too_large": "diff too large",
@@ -63,7 +63,7 @@ def cut_log(text: str) -> str:
 
 
 def entry_elapsed(entry: ChannelJobEntry) -> str:
-    """From the timestamps when the entry has both (§4.1 FIX a), else the stored value."""
+    """From the timestamps when the entry has both, else the stored value."""
     ms = elapsed_ms(entry.started_at, entry.completed_at)
     if ms is not None:
         return format_elapsed(ms)
@@ -78,7 +78,7 @@ def channel_result(
     include_raw: bool = False,
     repo_root: Path | None = None,
 ) -> ChannelResult:
-    """The channel's ``per_channel`` entry, its findings sorted by place (issue 13)."""
+    """The channel's ``per_channel`` entry, its findings sorted by place."""
     extras = _extras(entry)
     elapsed = entry_elapsed(entry)
     if entry.status != "completed":
@@ -91,7 +91,7 @@ def channel_result(
     parsed = parse_channel_output(raw, entry.output_parser or "default", repo_root=repo_root)
     if isinstance(parsed, ParseFailure) and entry.injected and parsed.error == DISAPPROVED_EMPTY:
         # `mmr reconcile` stores external input as approved: false whatever it held; with no
-        # findings that is the reference's default, not a reviewer objecting (issue 13).
+        # findings that is MMR 4.0.1's default, not a reviewer objecting.
         parsed = ParsedOutput(approved=False, findings=[], summary="")
     if isinstance(parsed, ParseFailure):
         return ChannelResult(status="failed", elapsed=elapsed, findings=[],

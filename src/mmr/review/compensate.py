@@ -1,4 +1,4 @@
-"""Compensating passes: a substitute model covers a channel that did not report (ch. 02 §8).
+"""Compensating passes: a substitute model covers a channel that did not report.
 
 After the review channels settle, :func:`plan_compensation` picks the channels to cover
 (transient failures always; a structurally absent ``not_installed`` one only with
@@ -73,7 +73,7 @@ def plan_compensation(
     outcomes: Mapping[str, ChannelStatus], config: LoadedConfig, *, compensate_missing: bool,
     required: Mapping[str, bool], reasons: Mapping[str, str | None] | None = None,
 ) -> CompensationPlan:
-    """The passes to run for the job's channels, in job order (§8.1).
+    """The passes to run for the job's channels, in job order.
 
     ``outcomes`` maps each resolved review channel to its final status; ``reasons`` (mmr)
     holds their ``reason`` codes, so a channel skipped for its diff content is left alone.
@@ -98,7 +98,7 @@ def plan_compensation(
 
 
 def not_compensated_notice(names: Sequence[str]) -> str:
-    """The stderr notice for ``not_installed`` channels that get no pass (§8.1)."""
+    """The stderr notice for ``not_installed`` channels that get no pass."""
     listed = ", ".join(names)
     return (
         f"[mmr] not compensating structurally-absent channel(s): {listed}. Install them, mark "
@@ -108,14 +108,14 @@ def not_compensated_notice(names: Sequence[str]) -> str:
 
 
 def compensator_for(config: LoadedConfig) -> Compensator:
-    """The compensator of this config (§8.2); ConfigError for a dangling reference."""
+    """The compensator of this config; ConfigError for a dangling reference."""
     block = config.defaults.compensator
     focus_map = dict(block.channel_focus_map or {}) if block is not None else {}
     if block is None or not block.channel:
         channel = SubprocessChannel.model_validate(default_compensator_channel())
         preset = config.channel(DEFAULT_COMPENSATOR)
         if isinstance(preset, SubprocessChannel) and preset.auth is not None:
-            # Q12: check the default like a configured one, with the claude preset's check.
+            # Check the default like a configured one, with the claude preset's check.
             channel = channel.model_copy(update={"auth": preset.auth})
         timeout = config.cli_timeout if config.cli_timeout is not None \
             else config.defaults.timeout
@@ -134,7 +134,7 @@ def compensator_for(config: LoadedConfig) -> Compensator:
 
 
 async def compensator_availability(compensator: Compensator) -> AuthResult:
-    """Install + auth check of the compensator, run once per review (§8.4)."""
+    """Install + auth check of the compensator, run once per review."""
     channel = compensator.channel
     if isinstance(channel, SubprocessChannel) and not (channel.command or "").strip():
         return AuthResult("skipped", recovery="Compensator channel has no command")
@@ -144,7 +144,7 @@ async def compensator_availability(compensator: Compensator) -> AuthResult:
 def compensation_plans(passes: Sequence[CompensationPass], compensator: Compensator,
                        base_prompt: str) -> list[ChannelPlan]:
     """One dispatch plan per pass: focus + blank line + base prompt, in the compensator's
-    own wrapper (§8.5)."""
+    own wrapper."""
     channel = compensator.channel
     wrapper = resolve_prompt_wrapper(channel.prompt_wrapper, compensator.name)
     return [
@@ -181,7 +181,7 @@ async def run_compensation(
     """Check the compensator, register and dispatch the passes; return outcomes and notices.
 
     ``base_prompt`` is the review prompt *before* any channel's wrapper. Passes always run
-    concurrently, whatever ``ctx.parallel`` says (§5.11). The notices are lines for stderr.
+    concurrently, whatever ``ctx.parallel`` says. The notices are lines for stderr.
     """
     notices: list[str] = []
     absent = getattr(passes, "not_compensated", ())

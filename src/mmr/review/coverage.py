@@ -1,4 +1,4 @@
-"""What a review covered (issue 13): the diff's size, and what each channel did not see."""
+"""What a review covered: the diff's size, and what each channel did not see."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""What ``mmr review --dry-run`` prints (ch. 05 §2.8, extended by issue 18).
+"""What ``mmr review --dry-run`` prints .
 
-The reference's listing — banner, the channels that would dispatch, one line per channel that
+MMR 4.0.1's listing — banner, the channels that would dispatch, one line per channel that
 would not, each dispatchable channel's assembled prompt — is kept as it is. After it, mmr adds
 a dispatch plan per resolved channel: its argv (secret values redacted, placeholders that only
 exist at dispatch such as ``{{prompt_file}}`` left as written), how the prompt reaches it,
@@ -18,6 +18,7 @@ from typing import Any
 from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.placeholders import PROMPT_FILE_PLACEHOLDER, PlaceholderValues, expand_argv
 from mmr.errors import ConfigError
+from mmr.formatters.json import dumps
 from mmr.process.types import redact_argv
 from mmr.review.preflight import DRY_RUN_BANNER, GateResult
 from mmr.secrets.redact import redact_text
@@ -91,7 +92,7 @@ def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
 
 
 def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
-    """The ``--dry-run`` text (ch. 05 §2.8 and the dispatch plan), no trailing newline."""
+    """The ``--dry-run`` text (gate results and the dispatch plan), no trailing newline."""
     passing = [r for r in results if r.passed]
     lines = [DRY_RUN_BANNER,
              "Channels that would dispatch: " + (", ".join(r.name for r in passing) or "(none)")]
@@ -108,7 +109,6 @@ def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
 
 def dry_run_json(results: Sequence[GateResult], repo_root: Path) -> str:
     """``--dry-run --format json``: the same facts as one document."""
-    from mmr.formatters.json import dumps
 
     return dumps({"dry_run": True,
                   "would_dispatch": [r.name for r in results if r.passed],

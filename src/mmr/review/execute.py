@@ -1,9 +1,9 @@
 """The part of ``mmr review`` that has a job: create it, gate, dispatch, compensate, report.
 
-Steps 19–26 of spec ch. 05 §2.2. :func:`run_sync_review` is ``--sync``;
+:func:`run_sync_review` is ``--sync``;
 :func:`start_review_job` is the default (fire-and-forget) mode: it creates the job and
-hands its :class:`~mmr.review.run.JobPlan` to a detached worker (:mod:`mmr.review.worker`,
-ch. 05 §2.9). Both share :func:`create_review_job` (the foreground part) and
+hands its :class:`~mmr.review.run.JobPlan` to a detached worker (:mod:`mmr.review.worker`).
+Both share :func:`create_review_job` (the foreground part) and
 :func:`run_job` (the worker's part), so they cannot drift apart.
 """
 
@@ -93,7 +93,7 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
 
 def record_gate_results(store: JobStore, job_id: str, gate: Sequence[GateResult],
                         progress: Progress | None) -> None:
-    """Step 22: each channel that will not be dispatched gets its status (ch. 02 §4.5)."""
+    """Step 22: each channel that will not be dispatched gets its status."""
     for result in gate:
         planned = result.planned
         if planned.excluded_files:
@@ -187,7 +187,7 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     """The worker's part after the pre-flight: statuses, dispatch, compensation, and the
     results pipeline (written to ``results.json``).
 
-    The caller holds the job's ``worker.lock`` throughout (ch. 04 §7.8), results included,
+    The caller holds the job's ``worker.lock`` throughout, results included,
     so ``mmr reconcile`` cannot slip a channel in before this run's ``results.json`` lands.
     ``gated`` runs once the gate statuses are on disk, before anything is dispatched.
     """
@@ -222,7 +222,7 @@ def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult],
 
 def start_review_job(setup: ReviewSetup, io: ReviewIO) -> ReviewOutcome:
     """Default mode: create the job, start its detached worker, print the dispatch summary
-    at once and exit 0 (ch. 05 §2.9). The worker runs the gate, dispatch, compensation and
+    at once and exit 0. The worker runs the gate, dispatch, compensation and
     the results pipeline; ``mmr status``/``mmr results`` follow it."""
     store = JobStore(jobs_dir())
     job_id = create_review_job(setup, store)                                 # 20, 21, 23
@@ -240,7 +240,7 @@ def start_review_job(setup: ReviewSetup, io: ReviewIO) -> ReviewOutcome:
 
 def gate_wait_budget(setup: ReviewSetup) -> float:
     """How long the summary waits for the worker's gate: every auth check timing out twice
-    (the one retry of §4.1), and half a minute for the worker to start."""
+    (the one retry of a timed-out check), and half a minute for the worker to start."""
     timeouts = [float(p.channel.auth.timeout) for p in setup.planned
                 if p.plan is not None and p.channel.auth is not None]
     return 2 * max(timeouts, default=0.0) + 30.0
@@ -249,9 +249,9 @@ def gate_wait_budget(setup: ReviewSetup) -> float:
 def dispatch_summary(job: JobRecord, setup: ReviewSetup,
                      not_dispatched: Sequence[dict[str, str]],
                      worker_pid: int | None = None) -> dict[str, Any]:
-    """The default-mode summary (ch. 04 §6.2), keys in the reference's order.
+    """The default-mode summary, keys in MMR 4.0.1's order.
 
-    ``channels`` and ``valid_channels`` mean what the reference's do; a channel the gate
+    ``channels`` and ``valid_channels`` mean what MMR 4.0.1's do; a channel the gate
     stopped shows its gate status and is listed (mmr, additive) under ``not_dispatched``."""
     gated = {entry["channel"]: entry["status"] for entry in not_dispatched}
     channels = {name: gated.get(name, entry.status) for name, entry in job.channels.items()

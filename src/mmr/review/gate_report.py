@@ -1,6 +1,6 @@
-"""The ratification gate's document: what it held back and how to ratify it (ch. 05 §3.7).
+"""The ratification gate's document: what it held back and how to ratify it.
 
-The reference prints only a summary; mmr adds (issue 18) a ``ratification`` object — each
+MMR 4.0.1 prints only a summary; mmr adds a ``ratification`` object — each
 ack file the gate held back with the finding it would silence, whether ``.mmr.yaml``
 changed, and the exact ``mmr review …`` command that ratifies — which every format shows.
 An ack file here comes from the change under review, so it is hostile input: only short
@@ -15,6 +15,7 @@ from pathlib import Path
 from mmr.acks.store import ack_file_bytes
 from mmr.config.loaded import LoadedConfig
 from mmr.models import GatedAck, Ratification
+from mmr.reconcile.documents import ratification_results
 from mmr.review.request import ReviewRequest
 from mmr.review.run import ReviewOutcome, render_document
 from mmr.secrets.redact import redact_text
@@ -67,8 +68,7 @@ def ratification(block: GateBlock, trust: TrustContext, request: ReviewRequest) 
 
 def gate_outcome(block: GateBlock, trust: TrustContext, loaded: LoadedConfig,
                  request: ReviewRequest) -> ReviewOutcome:
-    """The ratification-gate document, exit 2 (ch. 05 §3.7)."""
-    from mmr.reconcile.documents import ratification_results
+    """The ratification-gate document, exit 2."""
 
     document = ratification_results(
         block.summary, loaded.defaults.fix_threshold, trust.mode,

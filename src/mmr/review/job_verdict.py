@@ -1,4 +1,4 @@
-"""``mmr results`` and ``mmr reconcile``: a finished job's verdict, again (ch. 04 §7.9-7.10).
+"""``mmr results`` and ``mmr reconcile``: a finished job's verdict, again.
 
 Both re-enter the review at "parse": every channel's stored output is parsed, reconciled
 and gated afresh (with today's acks, per the job's persisted trust policy), the JSON form
@@ -11,7 +11,7 @@ A job that was interrupted (a channel ``failed`` with reason ``interrupted``: SI
 SIGTERM during the review; or ``worker_died``: its dispatcher was killed, or the store
 stopped taking its writes) is not a finished review: where its verdict would exit 0 the
 commands exit :data:`INTERRUPTED_JOB_EXIT` (4) with the reason on stderr; the JSON
-``verdict`` is left as computed (issue 16).
+``verdict`` is left as computed.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TextIO
 
 from mmr.errors import MmrError
 from mmr.log import stderr_line
+from mmr.review.reconcile_input import external_findings, inject_channel, injected_channel_name
 from mmr.review.results import job_results, results_exit_code, results_json, save_results
 from mmr.review.run import HEARTBEAT_S, ReviewOutcome, render_document
 from mmr.store.job_status import ChannelsStillRunningError, require_results_ready
@@ -51,7 +52,7 @@ def finished_job(store: JobStore, job_id: str, *, wait: bool = False,
 
     With ``wait`` it waits while the job's worker is alive — up to ``wait_timeout`` seconds,
     by default the job's own budget (its longest channel timeout, twice, for compensation)
-    — with a heartbeat line on stderr every 30 s; scripts written for the reference
+    — with a heartbeat line on stderr every 30 s; scripts written for MMR 4.0.1
     (review, then results) work unchanged. A job whose worker is gone is answered at once.
     """
     started = beat = time.monotonic()
@@ -104,11 +105,6 @@ def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: st
                        fmt: str | None = None, stdin: TextIO | None = None,
                        wait: bool = False, wait_timeout: float | None = None) -> ReviewOutcome:
     """``mmr reconcile``: add ``--input``'s findings as channel ``channel``, then the verdict."""
-    from mmr.review.reconcile_input import (
-        external_findings,
-        inject_channel,
-        injected_channel_name,
-    )
 
     job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)  # 1, 2
     name = injected_channel_name(channel, job)             # 3, 4

@@ -1,4 +1,4 @@
-"""Start the detached worker of a fire-and-forget review and hand it its plan (ch. 05 §2.9).
+"""Start the detached worker of a fire-and-forget review and hand it its plan.
 
 The worker itself is :mod:`mmr.review.worker`; it runs ``python -P`` so the reviewed
 repository cannot shadow mmr's imports.
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from mmr.errors import MmrError
 from mmr.process.detached import DetachedProcess, spawn_detached
+from mmr.review.worker_plan import WorkerPlan
 
 if TYPE_CHECKING:
     from mmr.review.run import JobPlan
@@ -72,7 +73,6 @@ def start_worker(store: JobStore, job_id: str, plan: JobPlan, *, cwd: Path) -> S
     Raises :class:`MmrError` when the worker cannot be started or dies before it has read
     its plan (the job then shows ``worker_died`` on the next ``mmr status``).
     """
-    from mmr.review.worker_plan import WorkerPlan
 
     payload = WorkerPlan.for_job(job_id, store.root, plan).to_json()
     log_path = store.worker_log_path(job_id)

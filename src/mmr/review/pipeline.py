@@ -1,7 +1,7 @@
-"""``mmr review`` as one readable function: the order of spec ch. 05 §2.2 (and ch. 06 §2.1).
+"""``mmr review`` as one readable function, step by step in MMR 4.0.1's order.
 
-The order decides which error wins when several apply, so :func:`run_review` reads as the
-numbered list of the spec; each step is a small function below it or in a sibling module.
+The order decides which error wins when several apply, so :func:`run_review` reads as a
+numbered list; each step is a small function below it or in a sibling module.
 Nothing here knows of typer: the CLI builds a :class:`~mmr.review.request.ReviewRequest`,
 calls :func:`run_review` and prints the :class:`ReviewOutcome` it gets back. Warnings go to
 ``io.notice`` (stderr) as they happen; errors are :class:`mmr.errors.MmrError`.
@@ -20,8 +20,11 @@ from mmr.diff.tree import TreeSource, tree_source
 from mmr.dispatch.workspace import uses_workspace
 from mmr.errors import ChannelSelectionError, ConfigError, GitError
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
+from mmr.reconcile.documents import max_rounds_results
 from mmr.reconcile.verdict import unreachable_floor_warning
+from mmr.review.dry_run import dry_run_json, dry_run_report
 from mmr.review.execute import run_sync_review, start_review_job
+from mmr.review.gate_report import gate_outcome
 from mmr.review.preflight import run_preflight
 from mmr.review.request import ReviewRequest, check_request
 from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
@@ -48,7 +51,6 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
         return start_review_job(setup, io)
     gate = run_preflight(planned, parallel=setup.loaded.defaults.parallel)   # 17
     if request.dry_run:                                                      # 18
-        from mmr.review.dry_run import dry_run_json, dry_run_report
 
         render = dry_run_json if request.format == "json" else dry_run_report
         return ReviewOutcome(render(gate, setup.trust.project_root),
@@ -68,7 +70,6 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
     budget = check_round_budget(request.session, request.round, request.max_rounds,
                                 loaded.defaults.loop_control.max_rounds_default)   # 7
     if budget.exceeded:                                                      # 8
-        from mmr.reconcile.documents import max_rounds_results
 
         document = max_rounds_results(request.session, budget.effective_round,
                                       budget.max_rounds, loaded.defaults.fix_threshold)
@@ -80,7 +81,6 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
     proposed = diff.proposed.union(trust.branch_proposed)
     block = ratification_gate(trust, proposed)                               # 11, 12
     if block is not None:
-        from mmr.review.gate_report import gate_outcome
 
         return gate_outcome(block, trust, loaded, request)
     io.notice(unread_project_files_notice(trust, request.diff_request(), proposed))
@@ -130,7 +130,7 @@ def workspace_tree(request: ReviewRequest, trust: TrustContext, loaded: LoadedCo
 
 
 def template_criteria(config: MmrConfig, name: str | None) -> tuple[str, ...]:
-    """The criteria of ``--template <name>``; an unknown name is an error (ch. 03 Q15)."""
+    """The criteria of ``--template <name>``; an unknown name is an error."""
     if name is None:
         return ()
     templates = config.templates or {}

@@ -1,6 +1,6 @@
-"""The install + auth pre-flight of the resolved channels, and what it prints (ch. 05 §2.7-2.8).
+"""The install + auth pre-flight of the resolved channels, and what it prints.
 
-Checks run concurrently (ch. 02 §4.5 Python note: the reference's sequential probing
+Checks run concurrently (MMR 4.0.1's sequential probing
 adds up to a minute before anything is dispatched) unless ``defaults.parallel`` is off;
 results are always reported in resolution order. A channel its plan already skipped
 (``diff_too_large``, ``credential_refused``, ``nothing_to_review``) is never checked.
@@ -55,7 +55,7 @@ class GateResult:
 
     @property
     def channel_status(self) -> ChannelStatus:
-        """The status written on the job for a channel that did not pass (ch. 05 §2.7)."""
+        """The status written on the job for a channel that did not pass."""
         return "skipped" if self.auth is None else auth_status_to_channel_status(self.auth)
 
     @property

@@ -23,6 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
 from mmr.dispatch.plan import ChannelEvent
 from mmr.models import TERMINAL_STATUSES
 from mmr.review.run import HEARTBEAT_S
@@ -102,7 +107,6 @@ class ProgressDisplay:
             with self._heartbeat():
                 yield
             return
-        from rich.live import Live
 
         with Live(self, console=self._console(), refresh_per_second=8, transient=False,
                   redirect_stdout=False, redirect_stderr=True) as live:
@@ -153,7 +157,6 @@ class ProgressDisplay:
 
     def __rich__(self) -> Any:
         """The table rich redraws on every refresh."""
-        from rich.table import Table
 
         table = Table.grid(padding=(0, 2))
         now = time.monotonic()
@@ -168,13 +171,10 @@ class ProgressDisplay:
         waiting = self.waiting_line()
         if waiting is None:
             return table
-        from rich.console import Group
-        from rich.text import Text
 
         return Group(table, Text(waiting, style="dim" if self.color else ""))
 
     def _console(self) -> Console:
-        from rich.console import Console
 
         return Console(file=self.stream, force_terminal=True, no_color=not self.color,
                        highlight=False)

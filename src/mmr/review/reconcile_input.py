@@ -1,13 +1,13 @@
-"""``mmr reconcile``: fold an outside reviewer's findings into a finished job (ch. 04 §7.10).
+"""``mmr reconcile``: fold an outside reviewer's findings into a finished job.
 
-The checks run in the spec's order and the first failure wins: the job (exit 5), every
+The checks run in MMR 4.0.1's order and the first failure wins: the job (exit 5), every
 channel terminal (exit 1), the channel name (exit 5), the input (exit 5). Nothing is
 written before all of them pass (a job whose worker is still at work counts as running).
 Two reconciles of one job commit in turn, and no reader ever sees the new channel
 unfinished (:func:`inject_channel`).
 
 A finding that fails validation is named: ``Invalid input: Finding missing location
-(finding 3 of 5, index 2)``. The message up to the parenthesis is the reference's.
+(finding 3 of 5, index 2)``. The message up to the parenthesis is MMR 4.0.1's.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from mmr.store.jobs import ChannelExistsError, JobStore
 from mmr.store.records import ChannelJobEntry, JobRecord, iso_timestamp
 
 _CHANNEL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
-#: ``channels/mmr-secrets.json`` holds the run's secret findings (ch. 06 §2.1).
+#: ``channels/mmr-secrets.json`` holds the run's secret findings.
 _RESERVED = frozenset({SECRETS_SOURCE})
 #: How long a commit waits for another reconcile's commit to the same job.
 COMMIT_WAIT_S = 30.0
@@ -66,7 +66,7 @@ def parse_external(text: str) -> ParsedOutput:
     try:
         return normalize_external_input(text)
     except InvalidExternalInput as exc:
-        # Only a finding's own check says "Finding …" (ch. 03 §4.2); the rest name no finding.
+        # Only a finding's own check says "Finding …"; the rest name no finding.
         where = locate_invalid_finding(text, exc.detail) if exc.detail.startswith(
             "Finding ") else None
         if where is None:
@@ -79,7 +79,7 @@ def locate_invalid_finding(text: str, detail: str) -> str | None:
 
     Tries the lists the input could hold (the whole text, its first object's ``findings``,
     each bracketed array) and accepts one only if its first invalid finding fails with
-    exactly ``detail``; otherwise None, and the message stays the reference's.
+    exactly ``detail``; otherwise None, and the message stays MMR 4.0.1's.
     """
     for findings in _candidate_lists(strip_markdown_fences(text).strip()):
         for index, item in enumerate(findings):
@@ -118,10 +118,10 @@ def _candidate_texts(text: str) -> Iterator[str]:
 def inject_channel(store: JobStore, job_id: str, name: str, parsed: ParsedOutput) -> None:
     """Step 7: save ``name``'s findings object, mark it completed, then register it.
 
-    The spec's order (register, save, complete) leaves a moment in which the channel reads
+    MMR 4.0.1's order (register, save, complete) leaves a moment in which the channel reads
     ``dispatched``: a concurrent ``mmr reconcile`` or ``mmr results`` would then answer
     "Channels still running", and a reader could sweep it as a dead worker's. Registering
-    last makes the channel appear already completed; the files end as the reference's.
+    last makes the channel appear already completed; the files end as MMR 4.0.1's.
     Commits to one job take turns, and the name is checked again inside, so of two runs
     injecting one name exactly one wins.
     """

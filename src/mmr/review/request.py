@@ -1,4 +1,4 @@
-"""The parsed flags of one ``mmr review`` run (spec ch. 05 §2.1), and their checks.
+"""The parsed flags of one ``mmr review`` run, and their checks.
 
 :class:`ReviewRequest` is the value the CLI hands the pipeline: nothing in it knows of
 typer. :func:`check_request` applies the parser-level checks whose messages scripts see
@@ -7,6 +7,7 @@ typer. :func:`check_request` applies the parser-level checks whose messages scri
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -74,7 +75,6 @@ class ReviewRequest(BaseModel):
 
     def command_line(self, **changes: Any) -> str:
         """``mmr review`` with this run's flags (and ``changes``), ready to paste."""
-        import shlex
 
         request = self.model_copy(update=changes)
         argv = ["mmr", "review"]
@@ -98,7 +98,7 @@ class ReviewRequest(BaseModel):
 
 
 def check_request(request: ReviewRequest) -> None:
-    """The parser-level checks of ch. 05 §2.1; :class:`UsageError` with the spec's text."""
+    """The flag checks done before any work; :class:`UsageError` with MMR 4.0.1's text."""
     if request.session is not None and not is_valid_session_id(request.session):
         raise UsageError(SESSION_ID_FLAG_MESSAGE)
     if request.round is not None and request.round < 1:

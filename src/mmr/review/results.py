@@ -1,14 +1,14 @@
-"""The results pipeline: a finished job → its verdict document (spec ch. 04 §4).
+"""The results pipeline: a finished job → its verdict document.
 
 Shared by ``review --sync``, ``mmr results`` and ``mmr reconcile``, so the same job state
-always gives the same document: per-channel results (§4 step 2, in
+always gives the same document: per-channel results (in
 :mod:`mmr.review.channel_results`), reconciliation, acks, counts, gate and verdict.
 
 Whatever a model sent back is redacted here, once, before anything is stored or printed
 (:mod:`mmr.secrets.reply_redaction`): a credential repeated in a finding or an error
 reaches no format and no ``results.json``.
 
-Secret findings (ch. 06 §2.1 step 4) are stored with the job as
+Secret findings are stored with the job as
 ``channels/mmr-secrets.json`` — a findings object, not a job channel, so they join
 reconciliation under the source ``mmr-secrets`` without counting as a reviewer.
 """
@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mmr.acks.apply import AckPolicy, apply_acks
+from mmr.acks.store import AckStore
+from mmr.config.paths import mmr_home
 from mmr.errors import StoreWriteError
 from mmr.formatters.json import dumps, results_document
 from mmr.log import stderr_line
@@ -36,7 +39,7 @@ from mmr.store.jobs import JobStore
 from mmr.store.records import JobRecord, parse_timestamp
 from mmr.vocabulary import DEFAULT_FIX_THRESHOLD
 
-#: Stamps ``acknowledged``/``ack_match``/``ack_reason`` (§9.3); built per the trust policy.
+#: Stamps ``acknowledged``/``ack_match``/``ack_reason``; built per the trust policy.
 AckApplier = Callable[[list[ReconciledFinding]], list[ReconciledFinding]]
 
 
@@ -111,11 +114,8 @@ def _off_diff(channel_findings: dict[str, list[Finding]], identities: dict[str, 
 
 def job_ack_applier(job: JobRecord, *,
                     warn: Callable[[str], None] | None = None) -> AckApplier:
-    """Apply user acks and the project acks the job's ``review_controls`` allow (§9.4):
+    """Apply user acks and the project acks the job's ``review_controls`` allow:
     the same policy at ``review --sync`` time and for a later ``mmr results``."""
-    from mmr.acks.apply import AckPolicy, apply_acks
-    from mmr.acks.store import AckStore
-    from mmr.config.paths import mmr_home
 
     project_root = Path(job.project_root) if job.project_root else None
     store = AckStore(user_root=mmr_home(), project_root=project_root)
@@ -124,7 +124,7 @@ def job_ack_applier(job: JobRecord, *,
 
 
 def results_exit_code(results: ReconciledResults) -> int:
-    """0 pass / degraded-pass, 2 blocked, 3 needs-user-decision (§5.5)."""
+    """0 pass / degraded-pass, 2 blocked, 3 needs-user-decision."""
     return exit_code(results.verdict)
 
 
@@ -165,8 +165,8 @@ def save_secret_findings(store: JobStore, job_id: str, findings: Sequence[Findin
 
 def total_elapsed(job: JobRecord) -> str:
     """The review's wall time: latest ``completed_at`` − earliest ``started_at`` over every
-    channel that ran, whatever it ended as (issue 13: a review whose channels all failed
-    after seconds no longer reads ``0s``); injected channels are left out (§4.1 FIX b).
+    channel that ran, whatever it ended as (a review whose channels all failed
+    after seconds no longer reads ``0s``); injected channels are left out.
     ``0s`` when no channel ran."""
     starts, ends = [], []
     for entry in job.channels.values():
@@ -191,7 +191,7 @@ def _secret_findings(store: JobStore, job: JobRecord) -> list[Finding]:
 
 def _apply_acks(findings: list[ReconciledFinding],
                 apply_acks: AckApplier) -> list[ReconciledFinding]:
-    """Stamp acks; any failure of the ack store means no acks at all (fail safe, §4 step 4).
+    """Stamp acks; any failure of the ack store means no acks at all (fail safe).
 
     The applier gets shallow copies, so one that stamps in place and then fails leaves
     ``findings`` unstamped; a deep copy of every shingle list cost seconds at 4,000

@@ -2,7 +2,7 @@
 
 :class:`ReviewSetup` is everything decided before a job exists. Its :class:`JobPlan` is the
 part that runs the job once it exists — gate, dispatch, compensation, results — which
-``--sync`` executes in the foreground and the detached worker receives (ch. 05 §2.9).
+``--sync`` executes in the foreground and the detached worker receives.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from mmr.errors import MmrError
+from mmr.formatters import render
 
 if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this module too
     from mmr.config.loaded import LoadedConfig
@@ -67,7 +68,7 @@ class ReviewOutcome:
 
 @dataclass(frozen=True)
 class JobPlan:
-    """What runs a created job: the detached worker's run plan (ch. 05 §2.9 step 2).
+    """What runs a created job: the detached worker's run plan.
 
     Only the config's values are used (channels, defaults, ``--timeout``); the worker
     never re-reads config files or the diff, since the working tree may have changed.
@@ -119,7 +120,6 @@ class ReviewSetup:
 
 def render_document(results: ReconciledResults, fmt: str) -> str:
     """A verdict document in ``fmt``; a format without a renderer is a clear error."""
-    from mmr.formatters import render
 
     try:
         return render(results, fmt)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""The detached worker of a fire-and-forget review (spec ch. 05 §2.9, ch. 04 §7.8).
+"""The detached worker of a fire-and-forget review.
 
 Foreground — :func:`mmr.review.launch.start_worker`: with the job created and its
 ``worker.lock`` held, start ``python -P -m mmr.review.worker <job-id> <lock-fd> <gate-fd>``
@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
 def run_worker(job_id: str, lock_fd: int, payload: bytes, *, gate_fd: int | None = None) -> int:
     """Run job ``job_id`` to its results while holding the inherited ``worker.lock``;
     tell the foreground on ``gate_fd`` which channels its gate stopped."""
+    # Imported only after the plan is read: the foreground waits for that read, and
+    # these imports take ~0.7 s, which would otherwise delay every fire-and-forget review.
     from mmr.process.reaper import start_watchdog
     from mmr.review.execute import run_job
     from mmr.review.launch import report_gate

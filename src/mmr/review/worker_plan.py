@@ -1,4 +1,4 @@
-"""The run plan the foreground hands the detached worker, as one JSON document (ch. 05 §2.9).
+"""The run plan the foreground hands the detached worker, as one JSON document.
 
 The foreground writes it to the worker's stdin and closes the pipe; it never touches the
 disk, because resolved channel ``env``/``headers`` may hold secrets. It carries the values

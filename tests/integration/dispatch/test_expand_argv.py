@@ -13,7 +13,6 @@ from mmr.dispatch.placeholders import (
     expand_argv,
     expand_flags,
     split_command,
-    validate_flags,
 )
 from mmr.errors import ConfigError
 
@@ -159,12 +158,6 @@ def test_two_lists_in_one_token_is_an_error() -> None:
 def test_nested_var_value_is_an_error() -> None:
     with pytest.raises(ConfigError, match=r"\{\{var.cfg\}\}"):
         expand_flags(["{{var.cfg}}"], values(vars={"cfg": [{"a": 1}]}))
-
-
-def test_validate_flags_for_config_load() -> None:
-    validate_flags("minimax", MINIMAX_FLAGS, {"model": "m", "effort": None, "max_turns": 1})
-    with pytest.raises(ConfigError, match="max_turns"):
-        validate_flags("minimax", MINIMAX_FLAGS, {"model": "m", "effort": None})
 
 
 @given(st.lists(st.text().filter(lambda s: "{{" not in s)))

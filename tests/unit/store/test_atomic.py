@@ -14,7 +14,7 @@ from mmr.fs import (
     atomic_write_json,
     atomic_write_text,
     ensure_private_dir,
-    read_text_nofollow,
+    read_bytes_nofollow,
 )
 
 
@@ -86,14 +86,14 @@ def test_undecodable_bytes_read_with_surrogateescape_are_written_back_unchanged(
     target = tmp_path / "diff.patch"
     atomic_write_text(target, text)
     assert target.read_bytes() == raw
-    assert read_text_nofollow(target) == text
+    assert read_bytes_nofollow(target) == raw
 
 
 def test_read_nofollow_refuses_a_symlink(tmp_path: Path) -> None:
     (tmp_path / "real").write_text("x")
     (tmp_path / "link").symlink_to(tmp_path / "real")
     with pytest.raises(OSError):
-        read_text_nofollow(tmp_path / "link")
+        read_bytes_nofollow(tmp_path / "link")
 
 
 def test_a_concurrent_reader_only_ever_sees_whole_files(tmp_path: Path) -> None:
