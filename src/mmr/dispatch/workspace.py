@@ -229,8 +229,8 @@ def _is_reviewed_head(trusted_ref: str, source: TreeSource) -> bool:
     the branch whose HEAD is trusted for config): its instruction files are the branch's,
     so none are exported."""
     reviewed = source.commit or "HEAD"
-    commits = git_output(["rev-parse", "--end-of-options", f"{trusted_ref}^{{commit}}",
-                          f"{reviewed}^{{commit}}"], source.root).split()
+    commits = [git_output(["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"],
+                          source.root).strip() for ref in (trusted_ref, reviewed)]
     return len(set(commits)) == 1
 
 
