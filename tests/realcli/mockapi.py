@@ -11,7 +11,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -37,6 +37,8 @@ class Reply:
     message: str = ""
     error_type: str = "invalid_request_error"
     delay_s: float = 0.0
+    #: Anthropic only: tool calls ``(name, input)`` to answer with instead of ``text``.
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 REVIEW = Reply()
@@ -68,6 +70,8 @@ class MockApi:
     reject_json_schema: bool = False
     port: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Decides the reply from the request body when set (``script`` is then unused).
+    respond: Callable[[str, dict[str, Any]], Reply] | None = None
 
     @property
     def base(self) -> str:
@@ -125,7 +129,8 @@ class _Handler(BaseHTTPRequestHandler):
         kind = _kind(path)
         with self.api.lock:
             self.api.requests.append(Recorded(path, dict(self.headers.items()), body))
-        reply = self.api.reply_for(kind)
+        respond = self.api.respond
+        reply = respond(kind, body) if respond is not None else self.api.reply_for(kind)
         if kind == "chat" and self.api.reject_json_schema and \
                 (body.get("response_format") or {}).get("type") == "json_schema":
             reply = Reply(status=400, message="response_format json_schema is not supported")
@@ -178,6 +183,9 @@ class _Handler(BaseHTTPRequestHandler):
         message = {"id": msg_id, "type": "message", "role": "assistant", "model": model,
                    "content": [], "stop_reason": None, "stop_sequence": None,
                    "usage": _usage_anthropic()}
+        if reply.tool_calls:
+            self._anthropic_tools(message, reply)
+            return
         if not body.get("stream"):
             done = dict(message, content=[{"type": "text", "text": reply.text}],
                         stop_reason="end_turn")
@@ -194,6 +202,25 @@ class _Handler(BaseHTTPRequestHandler):
             yield "message_delta", {"type": "message_delta",
                                     "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                                     "usage": {"output_tokens": 80}}
+            yield "message_stop", {"type": "message_stop"}
+        self._sse(events())
+
+    def _anthropic_tools(self, message: dict[str, Any], reply: Reply) -> None:
+        """A streamed assistant turn that only calls tools (stop reason ``tool_use``)."""
+        def events() -> Iterator[tuple[str | None, dict[str, Any]]]:
+            yield "message_start", {"type": "message_start", "message": message}
+            for index, (name, arguments) in enumerate(reply.tool_calls):
+                block = {"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}",
+                         "name": name, "input": {}}
+                yield "content_block_start", {"type": "content_block_start", "index": index,
+                                              "content_block": block}
+                yield "content_block_delta", {"type": "content_block_delta", "index": index,
+                                              "delta": {"type": "input_json_delta",
+                                                        "partial_json": json.dumps(arguments)}}
+                yield "content_block_stop", {"type": "content_block_stop", "index": index}
+            yield "message_delta", {"type": "message_delta",
+                                    "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                                    "usage": {"output_tokens": 40}}
             yield "message_stop", {"type": "message_stop"}
         self._sse(events())
 

@@ -164,6 +164,10 @@ class _ChannelTail(ConfigModel):
         None, description="How the prompt reaches the CLI: stdin or a prompt file.")
     cwd: StrictStr | None = Field(
         None, description="Working directory (`{{neutral_cwd}}`: an empty private one).")
+    workspace: Literal["snapshot", "none", "repo"] | None = Field(
+        None, description="Working directory when `cwd` is unset: `snapshot` a read-only "
+                          "redacted copy of the reviewed files, `none` an empty private one, "
+                          "`repo` the real work tree.")
     output_parser: ParserSpec = Field(
         "default", description="How the reply becomes findings: a parser name or an "
                    "`output_parser` object.")

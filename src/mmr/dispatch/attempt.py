@@ -42,6 +42,7 @@ from mmr.dispatch.placeholders import PlaceholderValues, expand_argv
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
 from mmr.dispatch.replay import replay_argv
 from mmr.dispatch.store_io import emit, in_thread, update_status
+from mmr.dispatch.workspace import working_directory
 from mmr.errors import MmrError
 from mmr.models import ChannelStatus, Telemetry
 from mmr.process.subprocess import ProcessRequest, run_process
@@ -125,7 +126,8 @@ async def run_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> 
         except MmrError as exc:
             return AttemptResult("failed", None, log=str(exc))
         prompt_file = written.absolute()
-    posture = open_posture(channel.env, channel.cwd)
+    cwd, env = working_directory(channel, workspace=ctx.workspace, repo_root=ctx.repo_root)
+    posture = open_posture(env, cwd)
     try:
         try:
             argv = _argv(plan, ctx, channel, prompt_file, posture)

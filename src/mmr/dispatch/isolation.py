@@ -110,7 +110,29 @@ class Posture:
         self._closed = True
         if self.directory is not None:
             _live_postures.pop(self.directory, None)
-            shutil.rmtree(self.directory, ignore_errors=True)
+            remove_tree(self.directory)
+
+
+def remove_tree(directory: Path) -> None:
+    """Remove ``directory`` and all below it, read-only directories (a review workspace)
+    included: each is made writable first. Symlinks are removed, never followed."""
+    with suppress(OSError):
+        for parent, dirs, _files in os.walk(directory):
+            for name in dirs:
+                with suppress(OSError):
+                    path = Path(parent) / name
+                    if not path.is_symlink():
+                        path.chmod(0o700)
+        directory.chmod(0o700)
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def track_directory(directory: Path) -> Posture:
+    """A posture that owns ``directory``: removed by its ``cleanup``, and by
+    ``cleanup_all_postures`` when an interrupt comes first."""
+    posture = Posture({}, None, directory)
+    _live_postures[directory] = posture
+    return posture
 
 
 def _create_neutral_dir(tmp_root: Path | None) -> Path:
@@ -149,8 +171,7 @@ def open_posture(
     if not needs_isolation(channel_env, cwd):
         return Posture(build_child_env(parent, channel_env), resolve_cwd(cwd, base))
     directory = _create_neutral_dir(tmp_root)
-    posture = Posture({}, None, directory)
-    _live_postures[directory] = posture
+    posture = track_directory(directory)
     if channel_env.get("HOME") == NEUTRAL_HOME:
         _link_grok_credentials(directory, real_home(parent))
     env, new_cwd = expand_posture(channel_env, cwd, directory)
@@ -209,7 +230,7 @@ def sweep_stale_neutral_dirs(
                     continue
                 if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
                     continue
-                shutil.rmtree(entry.path, ignore_errors=True)
+                remove_tree(Path(entry.path))
                 removed.append(Path(entry.path))
     return removed
 

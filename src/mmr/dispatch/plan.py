@@ -98,3 +98,5 @@ class DispatchContext:
     roots: tuple[str, ...] | None = None
     #: Replies reused across reviews (``defaults.cache``); None: every channel runs.
     cache: ReviewCache | None = None
+    #: The review workspace channels with ``workspace: snapshot`` run in; None: there is none.
+    workspace: Path | None = None

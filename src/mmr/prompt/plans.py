@@ -23,6 +23,7 @@ from mmr.dispatch.findings_schema import (
     substitute_findings_schema,
 )
 from mmr.dispatch.plan import ChannelPlan
+from mmr.dispatch.workspace import WORKSPACE_NOTE, uses_workspace
 from mmr.prompt.assemble import apply_wrapper, assemble_prompt
 from mmr.secrets.credentials import (
     REFUSAL_MESSAGE,
@@ -60,6 +61,8 @@ class PromptParts:
     review_criteria: tuple[str, ...] = ()
     template_criteria: tuple[str, ...] = ()
     focus: str | None = None
+    #: The review has a workspace: a channel that runs in it is told so.
+    workspace: bool = False
 
     def assemble(self, diff: str) -> str:
         """The unwrapped prompt for ``diff`` (ch. 05 §2.6)."""
@@ -120,7 +123,8 @@ def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: Prepar
     plan = ChannelPlan(
         name=name,
         channel=_with_schema_flags(channel),
-        prompt=apply_wrapper(wrapper, parts.assemble(text)),
+        prompt=apply_wrapper(wrapper, parts.assemble(text) + (
+            WORKSPACE_NOTE if parts.workspace and uses_workspace(channel) else "")),
         timeout_s=loaded.timeout_for(name),
         output_parser=coerce_parser_for_schema_flags(channel.output_parser, channel.flags),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -20,9 +21,10 @@ from mmr.cache.store import ReviewCache, open_review_cache
 from mmr.config.paths import jobs_dir, mmr_home, sessions_dir
 from mmr.dispatch.auth import gate_update
 from mmr.dispatch.interrupts import run_until_interrupted
-from mmr.dispatch.plan import ChannelEvent, DispatchContext
+from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
 from mmr.dispatch.runner import dispatch_all
 from mmr.dispatch.versions import record_cli_versions_async
+from mmr.dispatch.workspace import export_workspace, uses_workspace
 from mmr.errors import MmrError
 from mmr.formatters.json import dumps
 from mmr.review.compensate import plan_compensation, run_compensation
@@ -127,12 +129,28 @@ def review_cache(config: CacheConfig) -> ReviewCache | None:
 
 def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
                  io: ReviewIO) -> None:
-    """Steps 24–25: dispatch the channels that passed, then the compensating passes."""
+    """Steps 24–25: dispatch the channels that passed, then the compensating passes, in
+    the review workspace when a channel runs in one (removed when the dispatch ends)."""
     plans = [replace(r.planned.plan, served_model=r.auth.served_model if r.auth else None)
              for r in gate if r.passed and r.planned.plan is not None]
+    workspace = None
+    if job_plan.workspace is not None and any(uses_workspace(p.channel) for p in plans):
+        workspace = export_workspace(job_plan.workspace, trusted_ref=job_plan.trusted_ref,
+                                     cache_dir=mmr_home() / "cache" / "workspace")
+    try:
+        _dispatch(job_plan, store, job_id, plans, io,
+                  workspace=None if workspace is None else workspace.root)
+    finally:
+        if workspace is not None:
+            workspace.cleanup()
+
+
+def _dispatch(job_plan: JobPlan, store: JobStore, job_id: str, plans: list[ChannelPlan],
+              io: ReviewIO, *, workspace: Path | None) -> None:
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
                           parallel=job_plan.loaded.defaults.parallel, on_event=io.progress,
-                          cache=review_cache(job_plan.loaded.defaults.cache))
+                          cache=review_cache(job_plan.loaded.defaults.cache),
+                          workspace=workspace)
 
     async def work() -> list[str]:
         versions_recorded = anyio.Event()

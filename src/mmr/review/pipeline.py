@@ -9,12 +9,16 @@ calls :func:`run_review` and prints the :class:`ReviewOutcome` it gets back. War
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mmr.config.loaded import LoadedConfig, ProjectText
 from mmr.config.loader import load_config
 from mmr.config.schema import MmrConfig
 from mmr.config.selection import select_channels
 from mmr.diff.inputs import NothingUncommittedError, check_reviewable, resolve_diff
-from mmr.errors import ChannelSelectionError, ConfigError, DiffError
+from mmr.diff.tree import TreeSource, tree_source
+from mmr.dispatch.workspace import uses_workspace
+from mmr.errors import ChannelSelectionError, ConfigError, DiffError, GitError
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels, redaction_notice
 from mmr.reconcile.documents import max_rounds_results
 from mmr.reconcile.verdict import unreachable_floor_warning
@@ -91,8 +95,10 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
     if not names:
         raise ChannelSelectionError(NO_CHANNELS)                             # 14
     io.notice(unreachable_floor_warning(loaded.defaults.min_completed_channels, names))  # 15
+    workspace = workspace_tree(request, trust, loaded, names)
     parts = PromptParts(review_criteria=tuple(loaded.config.review_criteria or ()),
-                        template_criteria=template, focus=request.focus)     # 16
+                        template_criteria=template, focus=request.focus,     # 16
+                        workspace=workspace is not None)
     planned = plan_channels(names, loaded, prepared, parts)
     io.notice(redaction_notice(planned, prepared))
     committed = secret_findings(list(prepared.hits)) if loaded.defaults.secret_findings else []
@@ -100,7 +106,7 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         request=request, loaded=loaded, trust=trust, proposed=proposed,
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
-        excluded_files=diff.excluded_files,
+        excluded_files=diff.excluded_files, workspace=workspace,
     )
 
 
@@ -112,6 +118,21 @@ def load_review_config(trust: TrustContext, request: ReviewRequest,
     return load_config(trust.project_root, project_source=source,
                        cli_overrides=request.config_overrides(), on_warning=io.notice,
                        default_format="text" if io.terminal else None)
+
+
+def workspace_tree(request: ReviewRequest, trust: TrustContext, loaded: LoadedConfig,
+                   names: Sequence[str]) -> TreeSource | None:
+    """The tree exported as the review workspace, when a selected channel runs in one.
+
+    Resolved now (a commit id), so the async worker exports what was reviewed. A ``--pr``
+    or ``--diff`` review outside a repository gets none, and its channels run blind.
+    """
+    if not any(uses_workspace(c) for c in map(loaded.channel, names) if c is not None):
+        return None
+    try:
+        return tree_source(request.diff_request(), trust.project_root)
+    except GitError:
+        return None
 
 
 def template_criteria(config: MmrConfig, name: str | None) -> tuple[str, ...]:

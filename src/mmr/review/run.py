@@ -19,6 +19,7 @@ from mmr.formatters import render
 if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this module too
     from mmr.config.loaded import LoadedConfig
     from mmr.diff.proposed import ProposedChanges
+    from mmr.diff.tree import TreeSource
     from mmr.dispatch.plan import ChannelEvent
     from mmr.models import Finding, ReconciledResults
     from mmr.prompt.plans import PlannedChannel, PreparedDiff
@@ -80,6 +81,9 @@ class JobPlan:
     base_prompt: str
     project_root: Path
     compensate_missing: bool = False
+    #: The tree exported as the review workspace, and the ref its instruction files come from.
+    workspace: TreeSource | None = None
+    trusted_ref: str | None = None
 
     @property
     def channel_names(self) -> list[str]:
@@ -101,6 +105,8 @@ class ReviewSetup:
     secret_findings: tuple[Finding, ...] = field(default=())
     #: Files the run-wide ``diff_exclude`` removed (recorded for the coverage object).
     excluded_files: tuple[str, ...] = field(default=())
+    #: The tree a ``workspace: snapshot`` channel reads; None: no such channel, or no tree.
+    workspace: TreeSource | None = None
 
     @property
     def channel_names(self) -> list[str]:
@@ -110,7 +116,8 @@ class ReviewSetup:
         """The part of this setup that runs the job once it exists."""
         return JobPlan(loaded=self.loaded, planned=self.planned, base_prompt=self.base_prompt,
                        project_root=self.trust.project_root,
-                       compensate_missing=self.request.compensate_missing)
+                       compensate_missing=self.request.compensate_missing,
+                       workspace=self.workspace, trusted_ref=self.trust.trusted_ref)
 
 
 def render_document(results: ReconciledResults, fmt: str) -> str:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from mmr.config.loaded import LoadedConfig
 from mmr.config.provenance import Provenance
 from mmr.config.schema import ChannelConfig, MmrConfig
+from mmr.diff.tree import TreeKind, TreeSource
 from mmr.dispatch.plan import ChannelPlan
 from mmr.parsers.specs import ParserSpec
 from mmr.prompt.plans import ChannelSkip, PlannedChannel
@@ -87,6 +88,9 @@ class WorkerPlan(_Plain):
     compensate_missing: bool = False
     base_prompt: str
     channels: tuple[_Planned, ...]
+    workspace_kind: TreeKind | None = None
+    workspace_commit: str | None = None
+    trusted_ref: str | None = None
 
     @classmethod
     def for_job(cls, job_id: str, jobs_root: Path, plan: JobPlan) -> WorkerPlan:
@@ -95,6 +99,9 @@ class WorkerPlan(_Plain):
             cli_timeout=plan.loaded.cli_timeout, project_root=str(plan.project_root),
             compensate_missing=plan.compensate_missing, base_prompt=plan.base_prompt,
             channels=tuple(_Planned.of(p) for p in plan.planned),
+            workspace_kind=plan.workspace.kind if plan.workspace else None,
+            workspace_commit=plan.workspace.commit if plan.workspace else None,
+            trusted_ref=plan.trusted_ref,
         )
 
     def job_plan(self) -> JobPlan:
@@ -103,7 +110,10 @@ class WorkerPlan(_Plain):
                               cli_timeout=self.cli_timeout)
         return JobPlan(loaded=loaded, planned=tuple(c.planned() for c in self.channels),
                        base_prompt=self.base_prompt, project_root=Path(self.project_root),
-                       compensate_missing=self.compensate_missing)
+                       compensate_missing=self.compensate_missing,
+                       workspace=None if self.workspace_kind is None else TreeSource(
+                           self.workspace_kind, Path(self.project_root), self.workspace_commit),
+                       trusted_ref=self.trusted_ref)
 
     def to_json(self) -> bytes:
         return self.model_dump_json().encode("utf-8")

@@ -31,7 +31,8 @@ def test_show_annotates_every_leaf_with_its_source(mmr: MmrRunner, project_file:
     assert 'command: "claude -p"  # from default' in lines
     assert "timeout: 600  # from project" in lines
     assert ('flags: ["--output-format","json","--setting-sources","user",'
-            '"--strict-mcp-config"]  # from default') in lines
+            '"--strict-mcp-config","--tools","Read,Glob,Grep","--permission-mode","dontAsk"]'
+            '  # from default') in lines
     assert "auth:" in lines and "  timeout: 20  # from default" in lines
     assert "env: {}  # from default" in lines  # Q17: an empty mapping shows as {}
     assert 'on_credentials: "redact"  # from default' in lines

@@ -87,7 +87,8 @@ def test_synthesis_runs_and_adds_splits_and_prose(design: Path, fake_cli: FakeCl
     calls = _synthesis_calls(claude)
     assert len(calls) == 1
     assert calls[0]["argv"] == [
-        "-p", "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
+        "-p", "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config",
+        "--tools", "Read,Glob,Grep", "--permission-mode", "dontAsk"]
     prompt = calls[0]["stdin"]
     head, _, block = prompt.partition("\n\n## Reconciled critique items\n```json\n")
     assert "You are not a judge" in head

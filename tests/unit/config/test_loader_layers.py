@@ -84,7 +84,8 @@ def test_partial_channel_override_keeps_the_other_builtin_fields(load: Loader) -
     assert claude.timeout == 600
     assert claude.command == "claude -p"
     assert claude.flags == [
-        "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
+        "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config",
+        "--tools", "Read,Glob,Grep", "--permission-mode", "dontAsk"]
     assert claude.auth is not None and claude.auth.recovery.startswith("claude auth login")
 
 

@@ -45,8 +45,10 @@ def test_claude_preset_parser_matches_the_compensator_default() -> None:
     assert builtin_layer()["channels"]["claude"]["output_parser"] == CLAUDE_RESULT_PARSER
 
 
-#: Issue 15: the reference's flags plus no project settings and no project MCP servers.
-CLAUDE_FLAGS = ["--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
+#: The reference's flags plus no project settings, no project MCP servers, and only the
+#: read-only tools, offered without a prompt.
+CLAUDE_FLAGS = ["--output-format", "json", "--setting-sources", "user", "--strict-mcp-config",
+                "--tools", "Read,Glob,Grep", "--permission-mode", "dontAsk"]
 
 
 def test_reference_preset_values(load: Loader) -> None:
@@ -84,7 +86,7 @@ def test_antigravity_and_opencode_keep_the_real_home(load: Loader) -> None:
     ch = _channels(load)
     for name in ("antigravity", "opencode"):
         assert not {"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"} & set(ch[name].env)
-        assert ch[name].cwd == "{{neutral_cwd}}"
+        assert ch[name].cwd is None
     assert "--dangerously-skip-permissions" not in ch["opencode"].flags
 
 
@@ -169,3 +171,11 @@ def test_example_blocks_load_when_uncommented(load: Loader, project_root: Path) 
     for name in ("qwen-local", "lms-local", "llama-local", "local-ai-delegate-local",
                  "groq-llama"):
         assert name in loaded.channels
+
+
+def test_the_agentic_presets_run_in_the_review_workspace(load: Loader) -> None:
+    ch = _channels(load)
+    agentic = ("claude", "codex", "antigravity", "opencode", "grok", "minimax",
+               "minimax-explore")
+    assert {name: (ch[name].workspace, ch[name].cwd) for name in agentic} == \
+        dict.fromkeys(agentic, ("snapshot", None))

@@ -1,0 +1,108 @@
+"""What the review workspace costs: its export against a bare ``git archive | tar -x``.
+
+A 5,000-file repository of source-like text (about 3 KiB a file, some with words such as
+``token`` or ``password`` so the redaction's slow path runs, a few with real-looking
+credentials) is exported, interleaved in one run:
+
+- bare: ``git archive HEAD | tar -x`` into an empty directory, the floor of any export;
+- first: :func:`mmr.dispatch.workspace.export_workspace` with an empty redaction cache
+  (every blob read and redacted);
+- repeat: the same with the cache the first export filled (a repeated review).
+
+Each figure is the median wall time of ``--runs`` repetitions; removing the directories
+is not timed.
+
+    python benchmarks/bench_workspace.py [--runs 7] [--files 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from mmr.diff.tree import TreeSource
+from mmr.dispatch.workspace import export_workspace
+
+WORDS = ("value", "result", "items", "config", "handler", "request", "user", "parse",
+         "token", "password", "session", "cache", "index", "total", "buffer", "retry")
+
+
+def source_file(rng: random.Random, number: int) -> str:
+    lines = [f'"""Module {number}: generated for the workspace benchmark."""', ""]
+    while sum(len(line) for line in lines) < 3000:
+        name = "_".join(rng.sample(WORDS, 2))
+        lines += [f"def {name}_{rng.randrange(10**6)}(a, b):",
+                  f"    {rng.choice(WORDS)} = a + b * {rng.randrange(100)}",
+                  f"    return {rng.choice(WORDS)}  # {rng.choice(WORDS)} {rng.choice(WORDS)}",
+                  ""]
+    if number % 500 == 0:
+        lines.append(f'GITHUB_TOKEN = "ghp_{rng.randrange(10**30):036d}"')
+    return "\n".join(lines) + "\n"
+
+
+def build(root: Path, files: int) -> Path:
+    repo = root / "repo"
+    repo.mkdir()
+    rng = random.Random(28)
+    for number in range(files):
+        path = repo / f"pkg{number % 40}" / f"mod{number % 7}" / f"file_{number}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source_file(rng, number))
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
+                  "commit", "-q", "-m", "tree"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    return repo
+
+
+def bare(repo: Path, target: Path) -> None:
+    target.mkdir()
+    archive = subprocess.Popen(["git", "archive", "HEAD"], cwd=repo, stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(target)], stdin=archive.stdout, check=True)
+    if archive.stdout is not None:
+        archive.stdout.close()
+    if archive.wait() != 0:
+        raise SystemExit("git archive failed")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--files", type=int, default=5000)
+    args = parser.parse_args()
+    figures: dict[str, list[float]] = {"bare": [], "first": [], "repeat": []}
+    with tempfile.TemporaryDirectory(prefix="mmr-bench-ws-") as tmp:
+        root = Path(tmp)
+        repo = build(root, args.files)
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True,
+                                capture_output=True, text=True).stdout.strip()
+        source = TreeSource("commit", repo, commit)
+        for run in range(args.runs):
+            target = root / f"bare-{run}"
+            start = time.perf_counter()
+            bare(repo, target)
+            figures["bare"].append(time.perf_counter() - start)
+            shutil.rmtree(target)
+            cache = root / f"cache-{run}"
+            for kind in ("first", "repeat"):
+                start = time.perf_counter()
+                workspace = export_workspace(source, trusted_ref=None, cache_dir=cache)
+                figures[kind].append(time.perf_counter() - start)
+                written = workspace.written
+                workspace.cleanup()
+    floor = statistics.median(figures["bare"])
+    print(f"{args.files} files ({written} exported), {args.runs} runs, medians (min-max):")
+    for kind, values in figures.items():
+        print(f"  {kind:<7} {statistics.median(values):.3f} s "
+              f"({min(values):.3f}-{max(values):.3f})  "
+              f"{statistics.median(values) / floor:.2f}x the bare git archive | tar -x")
+
+
+if __name__ == "__main__":
+    main()

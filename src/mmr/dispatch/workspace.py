@@ -1,0 +1,324 @@
+"""The review workspace: the reviewed revision's tracked files, redacted, read-only.
+
+An agentic reviewer reads the code around the change (the callers of a changed function,
+its tests, its definitions) from its working directory. A channel with ``workspace:
+snapshot`` runs in a private copy of the reviewed tree, exported once per review and shared
+by every such channel, instead of the user's work tree (where untracked ``.env`` files,
+local credentials and build output lie) or an empty directory (where it reviews blind).
+
+What the copy leaves out or replaces, so that neither a secret nor the branch's own tool
+settings reach a reviewer:
+
+- every file a built-in CLI loads by itself as settings, hooks, plugins, MCP servers,
+  skills or agents (:data:`TOOL_SETTINGS`);
+- instruction files (:data:`INSTRUCTION_FILES`): the trusted ref's copies stand in for the
+  branch's, as the project config does; without a trusted ref, or when the trusted ref is
+  the reviewed revision itself, there are none;
+- secret-named files (the denylist of :mod:`mmr.secrets.secret_files`), binaries and
+  files over :data:`MAX_FILE_BYTES`; never an untracked or ignored file, a symlink or a
+  submodule (:mod:`mmr.diff.tree`).
+
+Every other file goes through the credential redaction the diff gets, with the same
+``<redacted:KIND>`` markers. Redacted content is cached by git blob id under
+``~/.mmr/cache/workspace``, so a repeated review of the same repository reads and redacts
+only what changed. The copy lives in a ``mmr-grok-ws-*`` temp directory: removed when
+the dispatch ends or is interrupted, and by the stale-directory sweep after a kill.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import mmr.secrets
+from mmr.diff.tree import (
+    TreeFile,
+    TreeSource,
+    blob_id,
+    blob_sizes,
+    git_output,
+    list_commit,
+    list_files,
+    read_blobs,
+)
+from mmr.dispatch.isolation import (
+    CWD_ENV_VARS,
+    NEUTRAL_CWD,
+    NEUTRAL_DIR_PREFIX,
+    Posture,
+    track_directory,
+)
+from mmr.secrets.credentials import redact_credentials
+from mmr.secrets.secret_files import is_sensitive_path
+
+if TYPE_CHECKING:
+    from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+
+#: Directories and files the built-in CLIs load from their working directory as settings,
+#: hooks, plugins, MCP servers, skills or agents (docs/trust.md lists them per CLI).
+TOOL_SETTINGS = frozenset({
+    ".claude", ".mcp.json",                      # Claude Code
+    ".codex", ".agents",                         # Codex
+    ".gemini", ".agent",                         # Antigravity / Gemini
+    "opencode.json", "opencode.jsonc", ".opencode",  # opencode
+    ".grok",                                     # grok
+})
+#: Instruction files a CLI reads as its own instructions, at any depth.
+INSTRUCTION_FILES = frozenset({
+    "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
+})
+#: Larger files are left out: generated or vendored, rarely what a reviewer needs.
+MAX_FILE_BYTES = 1024 * 1024
+WORKSPACE_PREFIX = NEUTRAL_DIR_PREFIX + "ws-"
+#: What the prompt of a channel running in a workspace adds.
+WORKSPACE_NOTE = (
+    "\n\nYour working directory holds a read-only copy of the reviewed revision's tracked "
+    "files (credentials redacted; secret files, tool settings, binaries and large files "
+    "left out). Read the code around the change there (callers, definitions, tests) "
+    "before you judge it; do not try to modify it.\n"
+)
+_BINARY_PROBE = 8000
+
+
+def uses_workspace(channel: SubprocessChannel | HttpChannel) -> bool:
+    """Whether ``channel`` runs in the review workspace (its own ``cwd`` wins)."""
+    return channel.cwd is None and channel.workspace == "snapshot"
+
+
+def working_directory(channel: SubprocessChannel, *, workspace: Path | None,
+                      repo_root: Path) -> tuple[str | None, dict[str, str]]:
+    """The cwd a channel runs in (``{{neutral_cwd}}`` for an empty private one) and its env.
+
+    ``workspace: snapshot`` without a workspace (a ``--diff`` review, ``mmr explore``)
+    runs in an empty directory, as ``none`` does; a channel's own ``cwd`` always wins.
+    """
+    mode = channel.workspace if channel.cwd is None else None
+    if mode == "repo":
+        directory: Path | None = repo_root
+    elif mode == "snapshot" and workspace is not None:
+        directory = workspace
+    elif mode is not None:
+        return NEUTRAL_CWD, dict(channel.env)
+    else:
+        return channel.cwd, dict(channel.env)
+    # Tools trust $PWD over the real directory: pin it as the neutral posture does.
+    return str(directory), {**channel.env, **dict.fromkeys(CWD_ENV_VARS, str(directory))}
+
+
+@dataclass
+class Workspace:
+    """An exported workspace: its directory, what was written and what was left out."""
+
+    root: Path
+    posture: Posture
+    written: int = 0
+    redacted_files: int = 0
+    left_out: dict[str, int] = field(default_factory=dict)
+    directories: set[Path] = field(default_factory=set)
+
+    def cleanup(self) -> None:
+        """Remove the directory (idempotent)."""
+        self.posture.cleanup()
+
+    def _skip(self, reason: str) -> None:
+        self.left_out[reason] = self.left_out.get(reason, 0) + 1
+
+
+def is_tool_setting(path: str) -> bool:
+    """Whether a CLI would load ``path`` (repo-relative) as its own settings."""
+    return any(part in TOOL_SETTINGS for part in path.split("/"))
+
+
+def is_instruction_file(path: str) -> bool:
+    return path.rsplit("/", 1)[-1] in INSTRUCTION_FILES
+
+
+@cache
+def _rules_digest() -> str:
+    """A digest of the redaction code: content redacted by other rules is not reused."""
+    digest = hashlib.sha256(mmr.__version__.encode())
+    for source in sorted(Path(mmr.secrets.__file__).parent.glob("*.py")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class RedactionCache:
+    """Redacted file content by blob id, each file read-only so that a workspace can link
+    to it instead of writing a copy; ``<oid>.bin`` remembers a binary blob."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory / _rules_digest()
+
+    def get(self, oid: str) -> Path | None:
+        """The cached file (its ``.bin`` marker for a binary), None when unknown."""
+        path = self.directory / oid[:2] / oid
+        for candidate in (path, path.with_name(oid + ".bin")):
+            if candidate.exists():
+                return candidate
+        return None
+
+    def put(self, oid: str, content: bytes | None) -> Path | None:
+        """Remember ``content`` (None: a binary); None when it could not be written (a
+        failed write only costs time on the next review)."""
+        path = self.directory / oid[:2] / (oid if content is not None else oid + ".bin")
+        temp = path.with_name(f".{oid}.{os.getpid()}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o400)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content or b"")
+            temp.replace(path)
+        except OSError:
+            return None
+        return path
+
+
+def redact_file(data: bytes) -> tuple[bytes | None, int]:
+    """The file as a reviewer may see it (None: a binary), and how many values were redacted.
+
+    Bytes that are not UTF-8 survive as they were (``surrogateescape``).
+    """
+    if b"\0" in data[:_BINARY_PROBE]:
+        return None, 0
+    text = data.decode("utf-8", "surrogateescape")
+    redacted, count = redact_credentials(text)
+    return (data, 0) if count == 0 else (redacted.encode("utf-8", "surrogateescape"), count)
+
+
+def export_workspace(source: TreeSource, *, trusted_ref: str | None, cache_dir: Path,
+                     tmp_root: Path | None = None) -> Workspace:
+    """Export ``source`` into a fresh read-only directory; the caller must ``cleanup``."""
+    root = Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX, dir=tmp_root))
+    workspace = Workspace(root, track_directory(root))
+    try:
+        _fill(workspace, source, trusted_ref, RedactionCache(cache_dir))
+        _seal(workspace)
+    except BaseException:
+        workspace.cleanup()
+        raise
+    return workspace
+
+
+def _fill(workspace: Workspace, source: TreeSource, trusted_ref: str | None,
+          cache: RedactionCache) -> None:
+    from_git: list[TreeFile] = []
+    for entry in _reviewable(workspace, list_files(source)):
+        if entry.oid is None:
+            _write_from_disk(workspace, source.root, entry.path, cache)
+        else:
+            from_git.append(entry)
+    if trusted_ref is not None and not _is_reviewed_head(trusted_ref, source):
+        # The trusted ref's instruction files, never the branch's.
+        trusted = list_commit(trusted_ref, source.root)
+        from_git += [f for f in trusted if is_instruction_file(f.path)
+                     and not is_tool_setting(f.path) and not is_sensitive_path(f.path)]
+    if source.kind == "index":
+        sizes = blob_sizes({f.oid for f in from_git if f.oid and f.size is None}, source.root)
+        from_git = [TreeFile(f.path, f.oid, sizes.get(f.oid or "", f.size)) for f in from_git]
+    _write_from_git(workspace, source.root, from_git, cache)
+
+
+def _is_reviewed_head(trusted_ref: str, source: TreeSource) -> bool:
+    """Whether the trusted ref is the reviewed revision itself (a working-tree review on
+    the branch whose HEAD is trusted for config): its instruction files are the branch's,
+    so none are exported."""
+    reviewed = source.commit or "HEAD"
+    commits = [git_output(["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"],
+                          source.root).strip() for ref in (trusted_ref, reviewed)]
+    return len(set(commits)) == 1
+
+
+def _reviewable(workspace: Workspace, files: Iterable[TreeFile]) -> Iterable[TreeFile]:
+    """The files that may be exported as they are; counts the rest by reason."""
+    for entry in files:
+        if is_tool_setting(entry.path):
+            workspace._skip("tool settings")
+        elif is_instruction_file(entry.path):
+            workspace._skip("instruction file of the reviewed branch")
+        elif is_sensitive_path(entry.path):
+            workspace._skip("secret-named")
+        else:
+            yield entry
+
+
+def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
+                    cache: RedactionCache) -> None:
+    missing: dict[str, list[str]] = {}
+    for entry in files:
+        oid = entry.oid or ""
+        if entry.size is not None and entry.size > MAX_FILE_BYTES:
+            workspace._skip("too large")
+            continue
+        cached = cache.get(oid)
+        if cached is None:
+            missing.setdefault(oid, []).append(entry.path)
+        else:
+            _place(workspace, entry.path, cached)
+    for oid, data in read_blobs(list(missing), repo):
+        content, count = redact_file(data)
+        stored = cache.put(oid, content)
+        for path in missing[oid]:
+            workspace.redacted_files += count > 0
+            _place(workspace, path, stored, content)
+
+
+def _write_from_disk(workspace: Workspace, repo: Path, path: str,
+                     cache: RedactionCache) -> None:
+    """A working-tree file as it stands, keyed by the blob id its content would have."""
+    full = repo / path
+    try:
+        info = full.lstat()
+        if not full.is_file() or full.is_symlink():
+            return
+        if info.st_size > MAX_FILE_BYTES:
+            workspace._skip("too large")
+            return
+        data = full.read_bytes()
+    except OSError:  # deleted or unreadable since it was listed
+        return
+    oid = blob_id(data)
+    cached = cache.get(oid)
+    if cached is not None:
+        _place(workspace, path, cached)
+        return
+    content, count = redact_file(data)
+    workspace.redacted_files += count > 0
+    _place(workspace, path, cache.put(oid, content), content)
+
+
+def _place(workspace: Workspace, path: str, cached: Path | None,
+           content: bytes | None = None) -> None:
+    """Put one file in the workspace: a hard link to its read-only cached copy, else a
+    read-only copy of ``content``. A binary (its ``.bin`` marker, or no content) is left out.
+    """
+    if (cached is not None and cached.suffix == ".bin") or (cached is None and content is None):
+        workspace._skip("binary")
+        return
+    target = workspace.root / path
+    if target.parent not in workspace.directories:
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        workspace.directories.update(target.parents)
+    workspace.written += 1
+    if cached is not None:
+        try:
+            os.link(cached, target, follow_symlinks=False)
+            return
+        except OSError:  # another file system, or links not allowed: copy it
+            content = cached.read_bytes()
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o400)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(content or b"")
+
+
+def _seal(workspace: Workspace) -> None:
+    """Make every directory read-only, deepest first, so a reviewer cannot add files."""
+    inside = [d for d in workspace.directories if d.is_relative_to(workspace.root)]
+    for directory in sorted(inside, key=lambda d: len(d.parts), reverse=True):
+        directory.chmod(0o500)
+    workspace.root.chmod(0o500)

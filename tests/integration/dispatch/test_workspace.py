@@ -1,0 +1,171 @@
+"""The review workspace: which tree, what is left out, redaction, the cache, the cleanup."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from mmr.diff import tree
+from mmr.diff.inputs import DiffRequest
+from mmr.diff.tree import TreeSource, tree_source
+from mmr.dispatch import workspace as ws_module
+from mmr.dispatch.isolation import cleanup_all_postures, sweep_stale_neutral_dirs
+from mmr.dispatch.workspace import MAX_FILE_BYTES, Workspace, export_workspace
+from tests.integration.git_repo_builder import GitRepo
+
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+BASE = {
+    "src/app.py": "def divide(a, b):\n    return a / b\n",
+    "src/config.py": f'GITHUB = "{TOKEN}"\n',
+    "CLAUDE.md": "trusted instructions\n",
+    "docs/AGENTS.md": "trusted nested instructions\n",
+}
+HOSTILE = {
+    ".env": "API=1\n",
+    "deploy/credentials.json": "{}\n",
+    ".claude/settings.json": '{"hooks": {}}\n',
+    ".mcp.json": "{}\n",
+    ".codex/config.toml": "model = 'x'\n",
+    "opencode.json": "{}\n",
+    "pkg/.gemini/settings.json": "{}\n",
+    "CLAUDE.md": "branch instructions\n",
+    "logo.png": b"\x89PNG\r\n\x1a\n\0\0\0",
+    "big.txt": "x" * (MAX_FILE_BYTES + 1),
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> GitRepo:
+    repo = GitRepo.create(tmp_path / "repo", BASE)
+    repo.commit(HOSTILE, "branch")
+    (repo.root / "link.py").symlink_to("/etc/passwd")
+    repo.git("add", "link.py")
+    repo.git("commit", "-q", "-m", "symlink")
+    repo.write({".gitignore": "build/\n", "build/out.py": "x = 1\n", "notes.txt": "untracked\n"})
+    return repo
+
+
+@pytest.fixture
+def exported(tmp_path: Path) -> Iterator[list[Workspace]]:
+    made: list[Workspace] = []
+    yield made
+    for workspace in made:
+        workspace.cleanup()
+
+
+def _export(repo: GitRepo, kind: tree.TreeKind, cache: Path, made: list[Workspace],
+            trusted_ref: str | None = "HEAD~2") -> Workspace:
+    commit = repo.git("rev-parse", "HEAD").strip() if kind == "commit" else None
+    workspace = export_workspace(TreeSource(kind, repo.root, commit), trusted_ref=trusted_ref,
+                                 cache_dir=cache)
+    made.append(workspace)
+    return workspace
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize("kind", ["commit", "index", "worktree"])
+def test_only_reviewable_tracked_files_are_exported_redacted(
+        repo: GitRepo, kind: tree.TreeKind, tmp_path: Path, exported: list[Workspace]) -> None:
+    workspace = _export(repo, kind, tmp_path / "cache", exported)
+    assert _files(workspace.root) == {
+        "CLAUDE.md": "trusted instructions\n",
+        "docs/AGENTS.md": "trusted nested instructions\n",
+        "src/app.py": BASE["src/app.py"],
+        "src/config.py": 'GITHUB = "<redacted:github-token>"\n',
+    }
+    assert workspace.left_out == {
+        "tool settings": 5, "secret-named": 2, "instruction file of the reviewed branch": 2,
+        "binary": 1, "too large": 1,
+    }
+
+
+def test_without_a_trusted_ref_no_instruction_file_is_exported(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace]) -> None:
+    workspace = _export(repo, "commit", tmp_path / "cache", exported, trusted_ref=None)
+    assert not any(name.endswith(".md") for name in _files(workspace.root))
+
+
+def test_each_tree_is_the_one_its_review_reads(repo: GitRepo, tmp_path: Path,
+                                               exported: list[Workspace]) -> None:
+    repo.stage({"src/app.py": "staged = True\n"})
+    repo.write({"src/app.py": "unstaged = True\n"})
+    seen = {kind: _files(_export(repo, kind, tmp_path / "cache", exported).root)["src/app.py"]
+            for kind in ("commit", "index", "worktree")}
+    assert seen == {"commit": BASE["src/app.py"], "index": "staged = True\n",
+                    "worktree": "unstaged = True\n"}
+
+
+def test_the_request_decides_the_tree(repo: GitRepo) -> None:
+    head = repo.git("rev-parse", "HEAD").strip()
+    first = repo.git("rev-parse", "HEAD~2").strip()
+    assert tree_source(DiffRequest(), repo.root) == TreeSource("worktree", repo.root)
+    assert tree_source(DiffRequest(staged=True), repo.root) == TreeSource("index", repo.root)
+    assert tree_source(DiffRequest(base="HEAD~2"), repo.root) == \
+        TreeSource("commit", repo.root, head)
+    assert tree_source(DiffRequest(base="HEAD", head="HEAD~2"), repo.root) == \
+        TreeSource("commit", repo.root, first)
+    assert tree_source(DiffRequest(pr=7), repo.root) == TreeSource("commit", repo.root, head)
+    assert tree_source(DiffRequest(diff="x.diff"), repo.root) is None
+    assert tree_source(DiffRequest(diff="x.diff", head="HEAD~2"), repo.root) == \
+        TreeSource("commit", repo.root, first)
+
+
+def test_the_workspace_is_read_only_and_private(repo: GitRepo, tmp_path: Path,
+                                                exported: list[Workspace]) -> None:
+    workspace = _export(repo, "commit", tmp_path / "cache", exported)
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in [workspace.root, *workspace.root.rglob("*")]}
+    assert modes == {0o500, 0o400}
+
+
+def test_a_repeat_reads_and_redacts_only_what_changed(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[list[str]] = []
+    original = tree.read_blobs
+
+    def recording(oids: Sequence[str], root: Path) -> Iterator[tuple[str, bytes]]:
+        read.append(list(oids))
+        return original(oids, root)
+
+    monkeypatch.setattr(ws_module, "read_blobs", recording)
+    first = _files(_export(repo, "commit", tmp_path / "cache", exported).root)
+    assert len(read[-1]) == 5  # app, config, the binary, two trusted instruction files
+    second = _files(_export(repo, "commit", tmp_path / "cache", exported).root)
+    assert (read[-1], second) == ([], first)
+    repo.commit({"src/app.py": "changed = 1\n"})
+    third = _export(repo, "commit", tmp_path / "cache", exported, trusted_ref="HEAD~3")
+    changed = repo.git("rev-parse", "HEAD:src/app.py").strip()
+    assert read[-1] == [changed]
+    assert _files(third.root)["src/app.py"] == "changed = 1\n"
+
+
+def test_cleanup_sweep_and_interrupt_remove_the_sealed_directory(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace]) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    source = TreeSource("worktree", repo.root)
+    done = export_workspace(source, trusted_ref=None, cache_dir=tmp_path / "c", tmp_root=temp)
+    done.cleanup()
+    assert not done.root.exists()
+    orphan = export_workspace(source, trusted_ref=None, cache_dir=tmp_path / "c", tmp_root=temp)
+    os.utime(orphan.root, (0, 0))
+    assert sweep_stale_neutral_dirs(tmp_root=temp) == [orphan.root]
+    assert not orphan.root.exists()
+    live = export_workspace(source, trusted_ref=None, cache_dir=tmp_path / "c", tmp_root=temp)
+    assert cleanup_all_postures() >= 1
+    assert not live.root.exists()
+
+
+def test_a_trusted_ref_that_is_the_reviewed_head_gives_no_instruction_file(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace]) -> None:
+    for kind in ("commit", "worktree"):
+        workspace = _export(repo, kind, tmp_path / "cache", exported, trusted_ref="HEAD")
+        assert not any(name.endswith(".md") for name in _files(workspace.root)), kind

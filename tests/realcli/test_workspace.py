@@ -1,0 +1,105 @@
+"""The pinned claude CLI reviews in the review workspace: it reads the reviewed code, and
+nothing secret, untracked or branch-controlled reaches its model.
+
+The loopback model answers the review with ``Read`` tool calls, as a reviewer looking
+around the change would: the changed file, the branch's tracked ``.env``, ``CLAUDE.md``,
+and an untracked credential file (in the workspace and in the real work tree). The tool
+results the CLI sends back are what reached the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.realcli.conftest import RealEnv
+from tests.realcli.mockapi import REVIEW, Reply
+
+pytestmark = [pytest.mark.realcli, pytest.mark.slow]
+
+SECRET = "sk-proj-" + "Zx9" * 16
+UNTRACKED = "untracked-credential-" + "Qw7" * 8
+CODE = "def divide(a, b):\n    return a / b  # REVIEWED-CODE\n"
+
+
+def _tool_results(real: RealEnv) -> str:
+    """Every tool result the CLI sent back to the model, as one text."""
+    return json.dumps([block for r in real.api.requests for m in r.body.get("messages", [])
+                       if isinstance(m.get("content"), list)
+                       for block in m["content"] if block.get("type") == "tool_result"])
+
+
+def _reads(workspace: str, repo: Path) -> Reply:
+    paths = [f"{workspace}/app.py", f"{workspace}/.env", f"{workspace}/CLAUDE.md",
+             f"{workspace}/creds.json", str(repo / "creds.json"), str(repo / ".env")]
+    return Reply(tool_calls=tuple(("Read", {"file_path": p}) for p in paths))
+
+
+def _hostile_branch(real: RealEnv, marker: Path) -> list[str]:
+    """main with a trusted CLAUDE.md; a checked-out branch with the change, a tracked
+    ``.env``, its own CLAUDE.md and a settings hook; an untracked credential file. The
+    loopback model answers a review turn with the reads; returns the cwd of each."""
+    hook = {"hooks": [{"type": "command", "command": f"touch {marker}"}]}
+    real.repo.commit({"CLAUDE.md": "TRUSTED-INSTRUCTIONS from main\n"}, "trusted")
+    real.repo.branch("feature")
+    real.repo.commit({
+        "app.py": CODE,
+        ".env": f"OPENAI_API_KEY={SECRET}\n",
+        "CLAUDE.md": "PLANTED-INSTRUCTIONS from the branch\n",
+        ".claude/settings.json": json.dumps({"hooks": {"SessionStart": [hook],
+                                                       "PreToolUse": [hook]}}),
+    }, "feature")
+    (real.repo.root / "creds.json").write_text(json.dumps({"token": UNTRACKED}))
+    workspaces: list[str] = []
+
+    def respond(kind: str, body: dict[str, Any]) -> Reply:
+        sent = json.dumps(body)
+        if kind != "anthropic" or not body.get("tools") or '"tool_result"' in sent:
+            return REVIEW
+        found = re.search(r"Primary working directory: (/[^\s\\\"]+)", sent)
+        if found is None:
+            return REVIEW
+        workspaces.append(found.group(1))
+        return _reads(found.group(1), real.repo.root)
+
+    real.api.respond = respond
+    return workspaces
+
+
+def test_claude_reads_the_reviewed_code_and_nothing_else(real: RealEnv) -> None:
+    marker = real.home.parent / "hook-ran"
+    workspaces = _hostile_branch(real, marker)
+    real.only("claude")
+    entry = real.review("claude", "--base", "main")
+    assert entry["status"] == "completed", entry
+
+    assert workspaces and Path(workspaces[0]).name.startswith("mmr-grok-ws-"), workspaces
+    assert not Path(workspaces[0]).exists()  # removed when the review ended
+    sent = json.dumps([r.body for r in real.api.requests])
+    results = _tool_results(real)
+    assert results != "[]", "claude never sent the tool results back"
+    assert "REVIEWED-CODE" in results  # the reviewer read the reviewed file
+    assert "TRUSTED-INSTRUCTIONS" in results  # main's CLAUDE.md, not the branch's
+    assert "working directory holds a read-only copy" in sent  # the prompt says it is there
+    for leaked in (SECRET, UNTRACKED):
+        assert leaked not in sent, leaked
+    # The branch's CLAUDE.md is in the diff under review (fenced); it never reaches the
+    # model as instructions or through a file the reviewer reads.
+    systems = json.dumps([r.body.get("system") for r in real.api.requests])
+    assert "PLANTED-INSTRUCTIONS" not in systems + results
+    assert not marker.exists()  # the branch's .claude/settings.json hook never ran
+
+
+def test_control_in_the_real_work_tree_the_same_reads_reach_the_model(real: RealEnv) -> None:
+    marker = real.home.parent / "hook-ran"
+    cwds = _hostile_branch(real, marker)
+    real.only("claude", workspace="repo")
+    entry = real.review("claude", "--base", "main")
+    assert entry["status"] == "completed", entry
+    assert cwds == [str(real.repo.root)]
+    results = _tool_results(real)
+    assert SECRET in results and UNTRACKED in results and "PLANTED-INSTRUCTIONS" in results
