@@ -32,7 +32,10 @@ def reviewer(fake_cli: FakeCliFactory) -> FakeCli:
     path = user_config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump({"channels": {"rev1": {"command": "rev1"},
-                                                 "rev2": {"command": "rev1"}},
+                                                 # other flags: another voice (one
+                                                 # command twice counts once)
+                                                 "rev2": {"command": "rev1",
+                                                          "flags": ["--second"]}},
                                     "channels_disabled": ENABLED_BUILTINS}))
     return fake
 

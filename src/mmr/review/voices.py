@@ -7,7 +7,9 @@ model served twice into ``consensus`` with ``high`` confidence. A channel's voic
 - HTTP: ``http <model> <endpoint>``, the endpoint with its trailing ``/`` dropped and its
   scheme and host in lower case (the path is kept as written);
 - subprocess: ``cli <command> <flags>``, the program, its leading arguments and its flags
-  as configured (before placeholders are filled), one space apart.
+  as configured (before placeholders are filled), one space apart;
+- replay: ``replay file <path>`` or ``replay job <id> <channel>``, the recording it serves
+  (each recording is the reply of the reviewer that wrote it).
 
 A channel's prompt wrapper, focus and environment are not part of it: the same model asked
 in other words is still one reviewer. Reconciliation and the completed-reviewers floor
@@ -21,29 +23,34 @@ import hashlib
 from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
-from mmr.config.channel_schema import HttpChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel
 from mmr.config.loaded import Channel
 from mmr.prompt.plans import PlannedChannel
 
 
-def voice_text(channel: Channel) -> str:
+def voice_text(channel: Channel, name: str = "") -> str:
     """What identifies the reviewer behind one configured channel (the module docstring)."""
     if isinstance(channel, HttpChannel):
         parts = urlsplit(channel.endpoint.strip())
         endpoint = urlunsplit((parts.scheme.lower(), parts.netloc.lower(),
                                parts.path.rstrip("/"), parts.query, ""))
         return f"http {channel.model} {endpoint}"
+    if isinstance(channel, ReplayChannel):
+        source = channel.replay
+        if source.file is not None:
+            return f"replay file {source.file}"
+        return f"replay job {source.job} {source.channel or name}"
     return " ".join(["cli", *(channel.command or "").split(), *channel.flags])
 
 
-def voice(channel: Channel) -> str:
+def voice(channel: Channel, name: str = "") -> str:
     """The voice the job records: ``voice-`` and the digest of :func:`voice_text`."""
-    return "voice-" + hashlib.sha256(voice_text(channel).encode()).hexdigest()[:32]
+    return "voice-" + hashlib.sha256(voice_text(channel, name).encode()).hexdigest()[:32]
 
 
 def channel_voices(planned: Iterable[PlannedChannel]) -> dict[str, str]:
     """``{channel: voice}`` of the planned channels."""
-    return {p.name: voice(p.channel) for p in planned}
+    return {p.name: voice(p.channel, p.name) for p in planned}
 
 
 def reviewer_identities(channels: dict[str, str | None],

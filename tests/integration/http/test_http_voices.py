@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mmr.config.channel_schema import HttpChannel, SubprocessChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel, ReplaySource, SubprocessChannel
 from mmr.review.voices import reviewer_identities, voice, voice_text
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.review.conftest import finding, reply, write_user_config
@@ -78,3 +78,14 @@ def test_identities_fold_voices_and_compensators() -> None:
     # A job without voices: compensating passes as MMR 4.0.1 counts them.
     assert reviewer_identities({"a": None, "compensating-d": "a"}, None) == {
         "compensating-d": "a"}
+
+
+def test_replay_channels_speak_with_the_voice_of_their_recording() -> None:
+    """Three recordings of three reviewers are three voices (the demo's consensus)."""
+    first = ReplayChannel(kind="replay", replay=ReplaySource(file="a.json"))
+    second = ReplayChannel(kind="replay", replay=ReplaySource(file="b.json"))
+    again = ReplayChannel(kind="replay", replay=ReplaySource(file="a.json"))
+    from_job = ReplayChannel(kind="replay", replay=ReplaySource(job="mmr-1"))
+    assert voice(first) == voice(again) != voice(second)
+    assert voice_text(from_job, "codex") == "replay job mmr-1 codex"
+    assert voice(from_job, "codex") != voice(from_job, "claude")

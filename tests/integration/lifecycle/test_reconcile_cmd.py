@@ -194,7 +194,8 @@ def test_check_order_job_then_running_then_name_then_input(
 def test_injected_findings_pass_through_the_diff_filter(
         store: JobStore, repo: GitRepo, run_mmr: RunMmr) -> None:
     job_id = _one_channel_job(store)
-    outside = finding("src/other.py:1", "P0", "Outside the diff")
+    # P1: an unacknowledged P0 outside the diff would ask for a decision (exit 3).
+    outside = finding("src/other.py:1", "P1", "Outside the diff")
     result = run_mmr("reconcile", job_id, "--channel", "agent", "--input",
                      json.dumps([outside, P3]), "--format", "json", cwd=repo.root)
     assert result.code == 0

@@ -33,7 +33,8 @@ def hostile_config(marker: Path) -> str:
 def trusted_fake(fake_cli: FakeCli) -> FakeCli:
     reviewer = fake_cli("fake-reviewer", stdout=CLEAN)
     write_user_config({"good": {"command": str(reviewer.path)},
-                       "other": {"command": str(reviewer.path)}})
+                       # other flags: a second voice (one command twice counts once)
+                       "other": {"command": str(reviewer.path), "flags": ["--other"]}})
     return reviewer
 
 
