@@ -197,11 +197,18 @@ OutsideDiffGate = Literal["advisory", "block"]
 
 class ChannelCoverage(_Model):
     """What one channel did not see of the diff: its own ``diff_exclude``
-    files, or all of it when it was skipped because of the diff (``skipped``: the reason)."""
+    files, all of it when it was skipped because of the diff (``skipped``: the reason), or
+    the files of its shards that failed."""
 
     channel: str
     excluded_files: list[str] = Field(default_factory=list)
     skipped: str | None = None
+    #: How many shards its diff was reviewed in, when more than one.
+    shards: int | None = None
+    #: Files of the shards that did not complete: the channel never saw them (whole).
+    unreviewed_files: list[str] | None = None
+    #: Generated, vendored and lock files it was told of instead of sent.
+    summarised_files: list[str] | None = None
 
 
 class Coverage(_Model):
@@ -219,6 +226,8 @@ class Coverage(_Model):
     #: Changed files the diff holds only as ``Binary files … differ`` (binary by content):
     #: no reviewer read them. Omitted when there are none.
     binary_files: list[str] | None = None
+    #: Generated, vendored and lock files named to the reviewers instead of sent.
+    summarised_files: list[str] | None = None
 
 
 _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})

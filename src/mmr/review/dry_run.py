@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from mmr.config.channel_schema import HttpChannel, ReplayChannel
+from mmr.diff.shards import estimate_tokens
 from mmr.dispatch.placeholders import PROMPT_FILE_PLACEHOLDER, PlaceholderValues, expand_argv
+from mmr.dispatch.plan import ChannelPlan
 from mmr.dispatch.replay import replay_argv
 from mmr.errors import ConfigError
 from mmr.formatters.json import dumps
@@ -78,7 +80,19 @@ def channel_entry(result: GateResult, repo_root: Path) -> dict[str, Any]:
         "prompt_delivery": prompt_delivery(result),
         "auth_check": auth_check(result),
         "prompt": plan.prompt if result.passed and plan is not None else None,
+        **budget_entry(plan),
     }
+
+
+def budget_entry(plan: ChannelPlan | None) -> dict[str, Any]:
+    """The channel's prompt budget, its estimated size, and its shards (None: one prompt)."""
+    if plan is None:
+        return {"estimated_tokens": None, "max_prompt_tokens": None, "shards": None}
+    tokens = [estimate_tokens(shard.prompt) for shard in plan.shards]
+    shards = [{"files": list(shard.files), "estimated_tokens": n}
+              for shard, n in zip(plan.shards, tokens, strict=True)]
+    return {"estimated_tokens": sum(tokens) if tokens else estimate_tokens(plan.prompt),
+            "max_prompt_tokens": plan.max_prompt_tokens, "shards": shards or None}
 
 
 def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
@@ -90,10 +104,19 @@ def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
     shown = (f"(http) POST {redact_text(result.planned.channel.endpoint)}"
              if argv is None and isinstance(result.planned.channel, HttpChannel)
              else shlex.join(argv or []))
-    return [f"{result.name}: {verdict}",
-            f"  argv: {shown}",
-            f"  prompt delivery: {entry['prompt_delivery']}",
-            f"  auth check: {entry['auth_check'] or '(none: only the install check)'}"]
+    budget = entry["max_prompt_tokens"]
+    shards = entry["shards"] or []
+    lines = [f"{result.name}: {verdict}",
+             f"  argv: {shown}",
+             f"  prompt delivery: {entry['prompt_delivery']}",
+             f"  auth check: {entry['auth_check'] or '(none: only the install check)'}"]
+    if entry["estimated_tokens"] is not None:
+        lines.append(f"  prompt: ~{entry['estimated_tokens']} estimated tokens, budget "
+                     f"{budget or 'none'}, " + (f"{len(shards)} shards" if shards
+                                               else "one prompt"))
+    lines += [f"    shard-{i} (~{shard['estimated_tokens']} tokens): "
+              + ", ".join(shard["files"]) for i, shard in enumerate(shards, 1)]
+    return lines
 
 
 def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
@@ -104,6 +127,11 @@ def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
     lines += [r.line() for r in results if not r.passed]
     for result in passing:
         plan = result.planned.plan
+        if plan is not None and plan.shards:
+            for i, shard in enumerate(plan.shards, 1):
+                lines += ["", f"--- Assembled prompt for {result.name}.shard-{i} ---",
+                          shard.prompt]
+            continue
         prompt = "" if plan is None else plan.prompt
         lines += ["", f"--- Assembled prompt for {result.name} ---", prompt]
     lines += ["", "--- Dispatch plan ---"]
