@@ -35,7 +35,7 @@ def commit_diffs(repo: str, limit: int = MAX_COMMITS) -> list[str]:
     diffs = []
     for sha in shas:
         text = subprocess.run(["git", "-C", repo, "show", "--format=", sha],
-                              capture_output=True, text=True, errors="replace").stdout
+                              capture_output=True, text=True, errors="replace", check=True).stdout
         if 200 <= len(text) <= MAX_CHARS:
             diffs.append(text)
     return diffs
@@ -45,7 +45,7 @@ def solve(rows: list[list[float]], targets: list[float]) -> list[float]:
     """Least squares without an intercept, by the normal equations (a small system)."""
     n = len(rows[0])
     a = [[sum(r[i] * r[j] for r in rows) for j in range(n)] for i in range(n)]
-    b = [sum(r[i] * t for r, t in zip(rows, targets)) for i in range(n)]
+    b = [sum(r[i] * t for r, t in zip(rows, targets, strict=True)) for i in range(n)]
     for col in range(n):  # Gauss-Jordan with partial pivoting
         pivot = max(range(col, n), key=lambda k: abs(a[k][col]))
         a[col], a[pivot], b[col], b[pivot] = a[pivot], a[col], b[pivot], b[col]
@@ -54,18 +54,18 @@ def solve(rows: list[list[float]], targets: list[float]) -> list[float]:
         for k in range(n):
             if k != col:
                 f = a[k][col] / a[col][col]
-                a[k] = [x - f * y for x, y in zip(a[k], a[col])]
+                a[k] = [x - f * y for x, y in zip(a[k], a[col], strict=True)]
                 b[k] -= f * b[col]
     return [b[i] / a[i][i] if abs(a[i][i]) > 1e-12 else 0.0 for i in range(n)]
 
 
 def errors(diffs: list[str], truth: list[int], estimate) -> tuple[float, float]:
-    rel = sorted(abs(estimate(d) - t) / t for d, t in zip(diffs, truth))
+    rel = sorted(abs(estimate(d) - t) / t for d, t in zip(diffs, truth, strict=True))
     return statistics.median(rel), rel[int(0.95 * (len(rel) - 1))]
 
 
 def report(label: str, diffs: list[str], truth: list[int], weights: list[float]) -> None:
-    fitted = lambda d: sum(w * c for w, c in zip(weights, char_classes(d)))  # noqa: E731
+    fitted = lambda d: sum(w * c for w, c in zip(weights, char_classes(d), strict=True))  # noqa: E731
     for name, fn in (("fitted", fitted), ("shipped", estimate_tokens),
                      ("bytes/4", lambda d: len(d.encode()) / 4)):
         med, p95 = errors(diffs, truth, fn)

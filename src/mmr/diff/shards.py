@@ -10,6 +10,7 @@ keeping the file's header lines so it still reads as a diff of that file.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mmr.unidiff.sections import FileSection, split_sections
 
@@ -71,9 +72,21 @@ def _pieces(section: FileSection, budget: int) -> list[tuple[str, int]]:
     return pieces
 
 
+@lru_cache(maxsize=4)
+def _sections(diff: str) -> tuple[str, tuple[FileSection, ...]]:
+    """The diff's file sections, split once however many channels cut it."""
+    preamble, sections = split_sections(diff)
+    return preamble, tuple(sections)
+
+
+def diff_files(diff: str) -> list[str]:
+    """The files of ``diff``, in order."""
+    return [section.display_path for section in _sections(diff)[1]]
+
+
 def shard_diff(diff: str, budget: int) -> list[Shard]:
     """``diff`` in shards of at most ``budget`` estimated tokens where cuts allow, in order."""
-    preamble, sections = split_sections(diff)
+    preamble, sections = _sections(diff)
     shards: list[Shard] = []
     text, files, tokens = [preamble], list[str](), estimate_tokens(preamble)
     for section in sections:

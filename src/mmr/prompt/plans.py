@@ -20,7 +20,7 @@ from mmr.config.channel_schema import HttpChannel
 from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.diff.generated import GeneratedFile
-from mmr.diff.shards import estimate_tokens, shard_diff
+from mmr.diff.shards import diff_files, estimate_tokens, shard_diff
 from mmr.dispatch.findings_schema import (
     coerce_parser_for_schema_flags,
     has_findings_schema_flag,
@@ -37,7 +37,7 @@ from mmr.secrets.credentials import (
     redaction_warning,
     refusable,
 )
-from mmr.unidiff.sections import exclude_sections, normalize_pattern, split_sections
+from mmr.unidiff.sections import exclude_sections, normalize_pattern
 
 NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
 SUMMARISED_NOTE = ("## Summarised Files\nThese generated, vendored or lock files changed but "
@@ -151,11 +151,11 @@ def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: Prepar
     budget = prompt_budget(channel, tokens)
     shards: tuple[ShardPlan, ...] = ()
     if budget is not None and tokens > budget:
-        files = [section.display_path for section in split_sections(text)[1]]
-        fixed = estimate_tokens(prompt("", [_part_note(999, 999, files)]))
+        files = _listing("", [json.dumps(path, ensure_ascii=False) for path in diff_files(text)])
+        fixed = estimate_tokens(prompt("", [_part_note(999, 999) + files]))
         cuts = shard_diff(text, max(int(SHARD_FILL * budget) - fixed, 1))
         if len(cuts) > 1:
-            shards = tuple(ShardPlan(prompt(cut.diff, [_part_note(i, len(cuts), files)]),
+            shards = tuple(ShardPlan(prompt(cut.diff, [_part_note(i, len(cuts)) + files]),
                                      cut.files) for i, cut in enumerate(cuts, 1))
     plan = ChannelPlan(
         name=name,
@@ -190,12 +190,10 @@ def _listing(heading: str, items: Sequence[str]) -> str:
     return f"{heading}\n{fence}\n{body}\n{fence}"
 
 
-def _part_note(index: int, total: int, files: Sequence[str]) -> str:
-    heading = (f"## Part {index} of {total}\nThis change is too large for one prompt, so it "
-               f"is reviewed in {total} parts and this prompt holds part {index}. Review the "
-               "diff below; the other parts are reviewed beside it. Every file the change "
-               "touches:")
-    return _listing(heading, [json.dumps(path, ensure_ascii=False) for path in files])
+def _part_note(index: int, total: int) -> str:
+    return (f"## Part {index} of {total}\nThis change is too large for one prompt, so it is "
+            f"reviewed in {total} parts and this prompt holds part {index}. Review the diff "
+            "below; the other parts are reviewed beside it. Every file the change touches:")
 
 
 def _with_schema_flags(channel: Channel) -> Channel:

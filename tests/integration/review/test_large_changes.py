@@ -87,7 +87,7 @@ def test_every_file_is_in_some_shard_of_every_channel(large, run_mmr) -> None:
         assert len(sent) > 1  # the change did not fit one prompt
         for prompt in sent:
             assert estimate_tokens(prompt) <= BUDGET
-            assert re.search(r"## Part \d+ of %d" % len(sent), prompt)
+            assert re.search(rf"## Part \d+ of {len(sent)}\n", prompt)
             assert all(json.dumps(path) in prompt for path in FILES)  # the whole change listed
         shown = {f for p in sent for f in re.findall(r"^\+\+\+ b/(.+)$", p, re.M)}
         assert shown == set(FILES)
@@ -106,7 +106,7 @@ def test_every_file_is_in_some_shard_of_every_channel(large, run_mmr) -> None:
 
 def test_a_failed_shard_makes_the_channel_partial_never_silent(large, run_mmr,
                                                                monkeypatch) -> None:
-    repo, root = large
+    repo, _ = large
     monkeypatch.setenv("FAIL_ON", "+++ b/src/f07.py")
     result = review(run_mmr, repo)
     assert result["verdict"] == "degraded-pass"
