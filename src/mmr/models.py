@@ -203,12 +203,9 @@ class ChannelCoverage(_Model):
     channel: str
     excluded_files: list[str] = Field(default_factory=list)
     skipped: str | None = None
-    #: How many shards its diff was reviewed in, when more than one.
-    shards: int | None = None
-    #: Files of the shards that did not complete: the channel never saw them (whole).
-    unreviewed_files: list[str] | None = None
-    #: Generated, vendored and lock files it was told of instead of sent.
-    summarised_files: list[str] | None = None
+    shards: int | None = None  #: how many shards its diff was reviewed in, when more than one
+    unreviewed_files: list[str] | None = None  #: the files of its shards that failed
+    summarised_files: list[str] | None = None  #: generated files it was told of, not sent
 
 
 class Coverage(_Model):
@@ -226,8 +223,7 @@ class Coverage(_Model):
     #: Changed files the diff holds only as ``Binary files … differ`` (binary by content):
     #: no reviewer read them. Omitted when there are none.
     binary_files: list[str] | None = None
-    #: Generated, vendored and lock files named to the reviewers instead of sent.
-    summarised_files: list[str] | None = None
+    summarised_files: list[str] | None = None  #: generated files named, not sent
 
 
 _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})

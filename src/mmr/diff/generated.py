@@ -1,10 +1,7 @@
-"""Generated, vendored and lock files: summarised for the reviewers instead of sent.
+"""Generated, vendored and lock files, named to the reviewers with their size, not sent.
 
-A lock file or a vendored library can be most of a large change and is not what a reviewer
-should spend a prompt on. A file counts as generated when the ``.gitattributes`` of the
-trusted ref marks it ``linguist-generated`` or ``linguist-vendored`` (the branch under
-review cannot unmark its own files), or when its name is a well-known one. Reviewers are
-told each such file's name and size instead; ``defaults.review_generated`` sends them.
+A file counts when the trusted ref's ``.gitattributes`` marks it ``linguist-generated`` or
+``linguist-vendored`` (the branch cannot unmark its own files), or by a well-known name.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ import json
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from mmr.unidiff.sections import split_sections
+from mmr.diff.shards import file_sections
 
 #: Names (any directory) and path patterns that are generated or vendored by convention.
 WELL_KNOWN = (
@@ -33,14 +30,12 @@ class GeneratedFile:
     added: int
     removed: int
 
-    def line(self) -> str:
-        """The file as a JSON string (a name cannot break its line) and its size."""
+    def line(self) -> str:  # the name as a JSON string: it cannot break its line
         return f"{json.dumps(self.path, ensure_ascii=False)} (+{self.added} -{self.removed} lines)"
 
 
 def _matches(pattern: str, path: str) -> bool:
-    """gitattributes matching: a pattern without ``/`` matches the name in any directory;
-    ``dir/**`` matches everything under ``dir`` at the root or any depth for well-known."""
+    """A pattern without ``/`` matches the name in any directory, ``dir/**`` what is below."""
     if pattern.endswith("/**"):
         prefix = pattern[:-3].lstrip("/")
         return path.startswith(prefix + "/") or f"/{prefix}/" in f"/{path}"
@@ -53,7 +48,7 @@ def _attribute_rules(gitattributes: str) -> list[tuple[str, bool]]:
     """Each line's pattern and whether it sets (True) or unsets a linguist attribute."""
     rules: list[tuple[str, bool]] = []
     for line in gitattributes.splitlines():
-        pattern, *attrs = line.split()
+        pattern, *attrs = line.split() or [""]
         for attr in attrs if pattern and not pattern.startswith("#") else ():
             name, _, value = attr.lstrip("-!").partition("=")
             if name in _ATTRIBUTES:
@@ -73,7 +68,7 @@ def generated_files(diff: str, gitattributes: str | None) -> tuple[GeneratedFile
     """The files of ``diff`` that are generated, vendored or lock files, in diff order."""
     rules = _attribute_rules(gitattributes or "")
     found: list[GeneratedFile] = []
-    for section in split_sections(diff)[1]:
+    for section in file_sections(diff)[1]:
         if not any(is_generated(path, rules) for path in section.paths):
             continue
         body = [line for line in section.lines if line[:1] in "+-"

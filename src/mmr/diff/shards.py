@@ -1,10 +1,8 @@
 """A diff cut into shards that each fit a reviewer's prompt budget.
 
-Tokens are estimated offline by counting characters by class and weighing each class; the
-weights were fitted against a real tokenizer on the per-commit diffs of real repositories
-(``benchmarks/fit_token_estimate.py`` refits them and prints the error). Shards are cut at
-file boundaries; a file too large for one shard is cut at hunk boundaries, each piece
-keeping the file's header lines so it still reads as a diff of that file.
+Tokens are estimated offline, characters weighed by class (weights fitted against a real
+tokenizer by ``benchmarks/fit_token_estimate.py``). Cuts fall between files; a file too
+large for one shard is cut between hunks, each piece under the file's header lines.
 """
 
 from __future__ import annotations
@@ -51,16 +49,11 @@ def _pieces(section: FileSection, budget: int) -> list[tuple[str, int]]:
     tokens = estimate_tokens(text)
     if tokens <= budget:
         return [(text, tokens)]
-    first = next((i for i, line in enumerate(section.lines) if line.startswith("@@")), None)
-    if first is None:
+    starts = [i for i, line in enumerate(section.lines) if line.startswith("@@")]
+    if not starts:
         return [(text, tokens)]
-    header = "".join(section.lines[:first])
-    hunks: list[str] = []
-    for line in section.lines[first:]:
-        if line.startswith("@@") or not hunks:
-            hunks.append(line)
-        else:
-            hunks[-1] += line
+    header = "".join(section.lines[:starts[0]])
+    hunks = ["".join(section.lines[a:b]) for a, b in zip(starts, [*starts[1:], None], strict=True)]
     pieces: list[tuple[str, int]] = []
     base = estimate_tokens(header)
     for hunk in hunks:
@@ -73,20 +66,15 @@ def _pieces(section: FileSection, budget: int) -> list[tuple[str, int]]:
 
 
 @lru_cache(maxsize=4)
-def _sections(diff: str) -> tuple[str, tuple[FileSection, ...]]:
+def file_sections(diff: str) -> tuple[str, tuple[FileSection, ...]]:
     """The diff's file sections, split once however many channels cut it."""
     preamble, sections = split_sections(diff)
     return preamble, tuple(sections)
 
 
-def diff_files(diff: str) -> list[str]:
-    """The files of ``diff``, in order."""
-    return [section.display_path for section in _sections(diff)[1]]
-
-
 def shard_diff(diff: str, budget: int) -> list[Shard]:
     """``diff`` in shards of at most ``budget`` estimated tokens where cuts allow, in order."""
-    preamble, sections = _sections(diff)
+    preamble, sections = file_sections(diff)
     shards: list[Shard] = []
     text, files, tokens = [preamble], list[str](), estimate_tokens(preamble)
     for section in sections:

@@ -1,10 +1,6 @@
-"""The context length an HTTP channel's server reports, asked once before prompts are built.
-
-vLLM lists ``max_model_len`` in each ``/v1/models`` entry; llama.cpp's server answers
-``/props`` with ``n_ctx`` (the context it was started with) and lists the model's training
-context as ``meta.n_ctx_train``. A server that says neither, or cannot be reached in time,
-leaves the channel's configured budget as it is.
-"""
+"""The context length an HTTP channel's server reports, asked once before prompts are built:
+vLLM's ``max_model_len`` in ``/v1/models``, else llama.cpp's ``/props`` ``n_ctx`` (what it
+runs with), else ``meta.n_ctx_train``. Silence or no answer in time: the config decides."""
 
 from __future__ import annotations
 
@@ -19,23 +15,19 @@ from mmr.dispatch.http_request import served_model_entry
 from mmr.dispatch.http_security import ApiKeyMissingError, UnsafeHeaderError, prepare_headers
 from mmr.dispatch.http_transport import exchange
 
-#: Seconds each of the (at most two) questions may take.
-ASK_TIMEOUT_S = 3.0
+ASK_TIMEOUT_S = 3.0  #: for each of the (at most two) questions
 
 
-def _get(url: str, headers: tuple[tuple[bytes, bytes], ...]) -> Any:
-    result = anyio.run(lambda: exchange("GET", url, headers=headers, content=None,
-                                        timeout_s=ASK_TIMEOUT_S,
-                                        read_body=lambda status: status == 200))
-    try:
-        return json.loads(result.body or b"null")
-    except ValueError:
-        return None
+def _get(url: str, headers: tuple[tuple[bytes, bytes], ...]) -> bytes | None:
+    return anyio.run(lambda: exchange("GET", url, headers=headers, content=None,
+                                      timeout_s=ASK_TIMEOUT_S, read_body=lambda s: s == 200)).body
 
 
-def _positive(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
-        else None
+def _dig(data: Any, *keys: str) -> int | None:
+    """The positive integer at ``keys`` down nested mappings, else None."""
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, int) and not isinstance(data, bool) and data > 0 else None
 
 
 def server_context(channel: HttpChannel) -> int | None:
@@ -44,16 +36,14 @@ def server_context(channel: HttpChannel) -> int | None:
         headers = prepare_headers(channel, os.environ).headers
     except (ApiKeyMissingError, UnsafeHeaderError):
         return None
-    listing = _get(channel.probe_url, headers)
-    entry = served_model_entry(json.dumps(listing).encode(), channel.model)
+    entry = served_model_entry(_get(channel.probe_url, headers), channel.model)
     found = json.loads(entry) if entry else {}
-    served = _positive(found.get("max_model_len"))
-    if served is not None:
+    if (served := _dig(found, "max_model_len")) is not None:
         return served
     root = channel.endpoint.rstrip("/").removesuffix("/chat/completions").removesuffix("/v1")
-    props = _get(root + "/props", headers)
-    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
-    candidates = (settings.get("n_ctx") if isinstance(settings, dict) else None,
-                  props.get("n_ctx") if isinstance(props, dict) else None,
-                  (found.get("meta") or {}).get("n_ctx_train"))
-    return next((n for n in map(_positive, candidates) if n is not None), None)
+    try:
+        props = json.loads(_get(root + "/props", headers) or b"{}")
+    except ValueError:
+        props = {}
+    return (_dig(props, "default_generation_settings", "n_ctx") or _dig(props, "n_ctx")
+            or _dig(found, "meta", "n_ctx_train"))

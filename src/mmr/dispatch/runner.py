@@ -101,8 +101,8 @@ async def _run_sharded(plan: ChannelPlan, ctx: DispatchContext) -> ChannelOutcom
     started, started_at = time.monotonic(), iso_timestamp()
     await update_status(ctx, plan.name, status="running", started_at=started_at)
     emit(ctx, ChannelEvent(plan.name, "running"))
-    limiter = anyio.CapacityLimiter(plan.channel.shard_concurrency)
-    quiet = replace(ctx, on_event=None)
+    limiter, quiet = anyio.CapacityLimiter(plan.channel.shard_concurrency), replace(
+        ctx, on_event=None)
     subs = [replace(plan, name=f"{plan.name}.shard-{i}", prompt=shard.prompt, shards=())
             for i, shard in enumerate(plan.shards, 1)]
     done: dict[str, ChannelOutcome] = {}
@@ -116,11 +116,9 @@ async def _run_sharded(plan: ChannelPlan, ctx: DispatchContext) -> ChannelOutcom
             group.start_soon(one, sub)
     outcomes = [done[sub.name] for sub in subs]
     replies = [o.parsed for o in outcomes if o.parsed is not None]
-    unreviewed = list(dict.fromkeys(
-        f for shard, o in zip(plan.shards, outcomes, strict=True) if o.parsed is None
-        for f in shard.files))
-    log = "\n".join(f"{o.name}: {o.status}" + (f" ({o.reason})" if o.reason else "")
-                    + (f": {o.error}" if o.error else "") for o in outcomes if o.parsed is None)
+    failed = [(s, o) for s, o in zip(plan.shards, outcomes, strict=True) if o.parsed is None]
+    unreviewed = list(dict.fromkeys(f for shard, _ in failed for f in shard.files))
+    log = "\n".join(f"{o.name}: {o.status} ({o.reason}): {o.error}" for _, o in failed)
     if not replies:
         return await _finish(plan, ctx, _Final(outcomes[0].status, outcomes[0].reason, log),
                              started=started, started_at=started_at)

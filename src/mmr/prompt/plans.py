@@ -20,7 +20,7 @@ from mmr.config.channel_schema import HttpChannel
 from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.diff.generated import GeneratedFile
-from mmr.diff.shards import diff_files, estimate_tokens, shard_diff
+from mmr.diff.shards import estimate_tokens, file_sections, shard_diff
 from mmr.dispatch.findings_schema import (
     coerce_parser_for_schema_flags,
     has_findings_schema_flag,
@@ -44,8 +44,7 @@ SUMMARISED_NOTE = ("## Summarised Files\nThese generated, vendored or lock files
                    "are not shown; they are not yours to review:")
 #: Shards are cut to this share of the budget: the estimate errs by up to about a tenth.
 SHARD_FILL = 0.9
-#: Servers run with at least 2,048 tokens of context: a prompt this small fits any of them
-#: with room for the reply, so the server is not asked.
+#: A prompt this small fits any server (2,048 tokens of context or more): none is asked.
 ASK_ABOVE_TOKENS = 1024
 
 
@@ -151,7 +150,8 @@ def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: Prepar
     budget = prompt_budget(channel, tokens)
     shards: tuple[ShardPlan, ...] = ()
     if budget is not None and tokens > budget:
-        files = _listing("", [json.dumps(path, ensure_ascii=False) for path in diff_files(text)])
+        files = _listing("", [json.dumps(s.display_path, ensure_ascii=False)
+                              for s in file_sections(text)[1]])
         fixed = estimate_tokens(prompt("", [_part_note(999, 999) + files]))
         cuts = shard_diff(text, max(int(SHARD_FILL * budget) - fixed, 1))
         if len(cuts) > 1:
@@ -174,12 +174,12 @@ def prompt_budget(channel: Channel, tokens: int) -> int | None:
     kept within the context its server reports, less room for the reply
     (``request.max_tokens``, else half)."""
     budget = channel.max_prompt_tokens
-    asked = isinstance(channel, HttpChannel) and tokens > ASK_ABOVE_TOKENS
-    context = server_context(channel) if asked and isinstance(channel, HttpChannel) else None
-    if isinstance(channel, HttpChannel) and context is not None:
-        room = context - (channel.request.max_tokens or context // 2)
-        budget = room if budget is None else min(budget, room)
-    return budget
+    context = server_context(channel) if isinstance(channel, HttpChannel) \
+        and tokens > ASK_ABOVE_TOKENS else None
+    if context is None or not isinstance(channel, HttpChannel):
+        return budget
+    room = context - (channel.request.max_tokens or context // 2)
+    return room if budget is None else min(budget, room)
 
 
 def _listing(heading: str, items: Sequence[str]) -> str:

@@ -204,11 +204,10 @@ def _unplaced_p0(decision: Decision, off: OffDiff) -> Decision:
 
 def _unreviewed(decision: Decision, coverage: Coverage | None) -> Decision:
     """A pass is degraded while a channel's failed shards left files it did not review."""
-    missed = [c for c in (coverage.channels if coverage else ()) if c.unreviewed_files]
-    if not missed or not is_approved(decision.verdict):
+    said = "; ".join(f"{c.channel} did not review {len(c.unreviewed_files)} file(s)"
+                     for c in (coverage.channels if coverage else ()) if c.unreviewed_files)
+    if not said or not is_approved(decision.verdict):
         return decision
-    said = "; ".join(f"{c.channel} did not review {len(c.unreviewed_files or ())} file(s)"
-                     for c in missed)
     prefix = "Review passed (degraded — " if decision.verdict == "pass" else \
         decision.summary.removesuffix(")") + "; "
     return Decision("degraded-pass", f"{prefix}{said})", decision.blocking)

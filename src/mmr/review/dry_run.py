@@ -87,7 +87,7 @@ def channel_entry(result: GateResult, repo_root: Path) -> dict[str, Any]:
 def budget_entry(plan: ChannelPlan | None) -> dict[str, Any]:
     """The channel's prompt budget, its estimated size, and its shards (None: one prompt)."""
     if plan is None:
-        return {"estimated_tokens": None, "max_prompt_tokens": None, "shards": None}
+        return dict.fromkeys(("estimated_tokens", "max_prompt_tokens", "shards"))
     tokens = [estimate_tokens(shard.prompt) for shard in plan.shards]
     shards = [{"files": list(shard.files), "estimated_tokens": n}
               for shard, n in zip(plan.shards, tokens, strict=True)]
@@ -104,7 +104,6 @@ def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
     shown = (f"(http) POST {redact_text(result.planned.channel.endpoint)}"
              if argv is None and isinstance(result.planned.channel, HttpChannel)
              else shlex.join(argv or []))
-    budget = entry["max_prompt_tokens"]
     shards = entry["shards"] or []
     lines = [f"{result.name}: {verdict}",
              f"  argv: {shown}",
@@ -112,11 +111,10 @@ def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
              f"  auth check: {entry['auth_check'] or '(none: only the install check)'}"]
     if entry["estimated_tokens"] is not None:
         lines.append(f"  prompt: ~{entry['estimated_tokens']} estimated tokens, budget "
-                     f"{budget or 'none'}, " + (f"{len(shards)} shards" if shards
-                                               else "one prompt"))
-    lines += [f"    shard-{i} (~{shard['estimated_tokens']} tokens): "
-              + ", ".join(shard["files"]) for i, shard in enumerate(shards, 1)]
-    return lines
+                     f"{entry['max_prompt_tokens'] or 'none'}, "
+                     + (f"{len(shards)} shards" if shards else "one prompt"))
+    return lines + [f"    shard-{i} (~{shard['estimated_tokens']} tokens): "
+                    + ", ".join(shard["files"]) for i, shard in enumerate(shards, 1)]
 
 
 def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
@@ -127,13 +125,9 @@ def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
     lines += [r.line() for r in results if not r.passed]
     for result in passing:
         plan = result.planned.plan
-        if plan is not None and plan.shards:
-            for i, shard in enumerate(plan.shards, 1):
-                lines += ["", f"--- Assembled prompt for {result.name}.shard-{i} ---",
-                          shard.prompt]
-            continue
-        prompt = "" if plan is None else plan.prompt
-        lines += ["", f"--- Assembled prompt for {result.name} ---", prompt]
+        shards = [(f".shard-{i}", s.prompt) for i, s in enumerate(plan.shards if plan else (), 1)]
+        for suffix, prompt in shards or [("", "" if plan is None else plan.prompt)]:
+            lines += ["", f"--- Assembled prompt for {result.name}{suffix} ---", prompt]
     lines += ["", "--- Dispatch plan ---"]
     for result in results:
         lines += plan_lines(result, repo_root)

@@ -36,7 +36,6 @@ class _Dispatch(_Plain):
     timeout_s: float
     output_parser: ParserSpec
     shards: tuple[tuple[str, tuple[str, ...]], ...] = ()  #: each shard's prompt and files
-    max_prompt_tokens: int | None = None
 
 
 class _Skip(_Plain):
@@ -63,8 +62,7 @@ class _Planned(_Plain):
             dispatch=None if plan is None else _Dispatch(
                 channel=plan.channel, prompt=plan.prompt, timeout_s=plan.timeout_s,
                 output_parser=plan.output_parser,
-                shards=tuple((shard.prompt, shard.files) for shard in plan.shards),
-                max_prompt_tokens=plan.max_prompt_tokens),
+                shards=tuple((shard.prompt, shard.files) for shard in plan.shards)),
             skip=None if skip is None else _Skip(reason=skip.reason, message=skip.message),
             excluded_files=planned.excluded_files, summarised_files=planned.summarised_files,
         )
@@ -74,8 +72,7 @@ class _Planned(_Plain):
         plan = None if dispatch is None else ChannelPlan(
             name=self.name, channel=dispatch.channel, prompt=dispatch.prompt,
             timeout_s=dispatch.timeout_s, output_parser=dispatch.output_parser,
-            shards=tuple(ShardPlan(*shard) for shard in dispatch.shards),
-            max_prompt_tokens=dispatch.max_prompt_tokens)
+            shards=tuple(ShardPlan(*shard) for shard in dispatch.shards))
         return PlannedChannel(
             name=self.name, channel=self.channel, plan=plan,
             skip=None if skip is None else ChannelSkip(skip.reason, skip.message),

@@ -88,7 +88,7 @@ def test_well_known_generated_vendored_and_lock_files() -> None:
 def test_gitattributes_marks_and_unmarks_and_the_last_rule_wins() -> None:
     diff = (file_diff("gen/api.py") + file_diff("package-lock.json") + file_diff("src/a.py")
             + file_diff("third/x.c"))
-    attributes = ("# generated code\ngen/** linguist-generated\n"
+    attributes = ("# generated code\n\ngen/** linguist-generated\n"
                   "package-lock.json -linguist-generated\n"
                   "third/* linguist-vendored=true\nthird/x.c linguist-vendored=false\n")
     found = generated_files(diff, attributes)
