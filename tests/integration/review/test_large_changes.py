@@ -176,3 +176,16 @@ def test_generated_and_lock_files_are_summarised_not_sent(tmp_path, run_mmr,
     assert "lockfileVersion" in prompt and "SCHEMA = " in prompt
     assert "summarised_files" not in result["coverage"] or \
         result["coverage"]["summarised_files"] is None
+
+
+def test_the_detached_worker_reviews_the_shards_too(large, run_mmr) -> None:
+    repo, root = large
+    started = run_mmr("review", "--staged", cwd=repo.root)
+    assert started.code == 0, started.err
+    done = run_mmr("results", json.loads(started.out)["job_id"], "--format", "json",
+                   cwd=repo.root)
+    assert done.code == 0, done.err
+    coverage = json.loads(done.out)["coverage"]
+    assert {c["channel"]: c["shards"] for c in coverage["channels"]} == {
+        "rev1": len(prompts(root, "rev1")), "rev2": len(prompts(root, "rev2"))}
+    assert len(prompts(root, "rev1")) > 1 and coverage["partial"] is False
