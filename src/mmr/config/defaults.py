@@ -22,14 +22,6 @@ BUILTIN_CHANNEL_ORDER: tuple[str, ...] = (
 
 BUILTIN_LABEL = "built-in defaults"
 
-#: Each preset's ``max_prompt_tokens``: about half its model's context window, so the
-#: reviewer keeps room to read code and answer. The explore-only preset reviews no diff.
-PRESET_CONTEXT_TOKENS: dict[str, int] = {
-    "claude": 100_000, "gemini": 500_000, "codex": 200_000, "grok": 128_000,
-    "antigravity": 500_000, "opencode": 64_000, "doc-conformance": 100_000,
-    "minimax": 100_000, "minimax-m3": 100_000,
-}
-
 #: Claude's JSON envelope: unwrap ``$.result``, fail on ``is_error``.
 CLAUDE_RESULT_PARSER: dict[str, Any] = {
     "kind": "unwrap-jsonpath", "wrap": "$.result", "error_path": "$.is_error", "then": "default",
@@ -46,8 +38,6 @@ def _builtin_layer() -> dict[str, Any]:
     from mmr.config.schema import Defaults, MmrConfig
 
     channels = {name: _read_preset(name) for name in BUILTIN_CHANNEL_ORDER}
-    for name, tokens in PRESET_CONTEXT_TOKENS.items():
-        channels[name].setdefault("max_prompt_tokens", tokens)
     defaults = Defaults().model_dump(mode="python", exclude_none=True)
     version = MmrConfig.model_fields["version"].default
     return {"version": version, "defaults": defaults, "channels": channels}
