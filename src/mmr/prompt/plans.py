@@ -40,8 +40,7 @@ from mmr.secrets.credentials import (
 from mmr.unidiff.sections import exclude_sections, normalize_pattern
 
 NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
-SUMMARISED_NOTE = ("## Summarised Files\nThese generated, vendored or lock files changed but "
-                   "are not shown; they are not yours to review:")
+SUMMARISED_NOTE = "## Summarised Files\nGenerated, vendored or lock files changed, not shown:"
 #: Shards are cut to this share of the budget: the estimate errs by up to about a tenth.
 SHARD_FILL = 0.9
 #: A prompt this small fits any server (2,048 tokens of context or more): none is asked.
