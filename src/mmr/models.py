@@ -197,11 +197,15 @@ OutsideDiffGate = Literal["advisory", "block"]
 
 class ChannelCoverage(_Model):
     """What one channel did not see of the diff: its own ``diff_exclude``
-    files, or all of it when it was skipped because of the diff (``skipped``: the reason)."""
+    files, all of it when it was skipped because of the diff (``skipped``: the reason), or
+    the files of its shards that failed."""
 
     channel: str
     excluded_files: list[str] = Field(default_factory=list)
     skipped: str | None = None
+    shards: int | None = None  #: how many shards its diff was reviewed in, when more than one
+    unreviewed_files: list[str] | None = None  #: the files of its shards that failed
+    summarised_files: list[str] | None = None  #: generated files it was told of, not sent
 
 
 class Coverage(_Model):
@@ -219,6 +223,7 @@ class Coverage(_Model):
     #: Changed files the diff holds only as ``Binary files … differ`` (binary by content):
     #: no reviewer read them. Omitted when there are none.
     binary_files: list[str] | None = None
+    summarised_files: list[str] | None = None  #: generated files named, not sent
 
 
 _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})

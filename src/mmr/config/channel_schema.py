@@ -201,6 +201,12 @@ class _ChannelTail(ConfigModel):
     diff_exclude: list[StrictStr] | None = Field(
         None, description="Pathspecs left out of this channel's diff "
                           "(added to `defaults.diff_exclude`).")
+    max_prompt_tokens: PositiveInt | None = Field(
+        None, description="Prompt budget in estimated tokens: a larger diff is reviewed in "
+        "shards that fit it (default: the built-in preset's; an HTTP channel also keeps "
+        "under the context its server reports). Unset: one prompt.")
+    shard_concurrency: PositiveInt = Field(
+        4, description="How many shards of this channel are reviewed at once.")
 
 
 class SubprocessChannel(_ChannelTail, _SubprocessHead):

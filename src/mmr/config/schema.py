@@ -156,6 +156,9 @@ class Defaults(ConfigModel):
         description="Pathspecs left out of every channel's copy of the diff.")
     max_diff_lines: PositiveInt | None = Field(
         None, description="Refuse a diff longer than this many lines.")
+    review_generated: StrictBool = Field(
+        False, description="Send generated, vendored and lock files to the reviewers; by "
+        "default they are listed with their size instead (see docs/large-changes.md).")
     secret_findings: StrictBool = Field(
         True, description="Report credentials found in the diff as findings.")
     outside_diff_findings: Literal["advisory", "block"] = Field(

@@ -26,6 +26,14 @@ AuthStatus = Literal["ok", "failed", "timeout", "not_installed", "skipped"]
 
 
 @dataclass(frozen=True, slots=True)
+class ShardPlan:
+    """One shard of a channel's diff: its complete prompt and the files it holds."""
+
+    prompt: str
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ChannelPlan:
     """One channel to dispatch: everything decided before a process starts."""
 
@@ -39,6 +47,10 @@ class ChannelPlan:
     #: JSON): part of the review cache key, so a reply is reused only while the server
     #: still serves what it served.
     served_model: str | None = None
+    #: The diff cut to fit the channel's prompt budget, each dispatched as ``<name>.shard-N``;
+    #: empty when one prompt (``prompt``) fits.
+    shards: tuple[ShardPlan, ...] = ()
+    max_prompt_tokens: int | None = None  #: the budget the shards were cut for
 
 
 @dataclass(frozen=True, slots=True)

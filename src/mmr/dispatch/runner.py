@@ -36,7 +36,7 @@ from mmr.dispatch.retry import INCOMPLETE_LOG, history_line, retry_delay_s, shou
 from mmr.dispatch.settle import RoundResult, extract, parse_at_settle
 from mmr.dispatch.store_io import emit, in_thread, update_status
 from mmr.log import get_logger
-from mmr.models import ChannelStatus
+from mmr.models import ChannelStatus, ParsedOutput
 from mmr.parsers import matches_incomplete_guard
 from mmr.store.layout import check_channel_name
 from mmr.store.records import iso_timestamp
@@ -93,7 +93,51 @@ async def _finish(plan: ChannelPlan, ctx: DispatchContext, final: _Final, *, sta
                           telemetry)
 
 
+async def _run_sharded(plan: ChannelPlan, ctx: DispatchContext) -> ChannelOutcome:
+    """Each shard as ``<name>.shard-N`` (its own files, cache entry and retries, outside
+    the job's channel list), at most ``shard_concurrency`` at once; the findings of the
+    shards that completed become the channel's one reply, and the files of a shard that
+    did not are recorded as ``unreviewed_files``."""
+    started, started_at = time.monotonic(), iso_timestamp()
+    await update_status(ctx, plan.name, status="running", started_at=started_at)
+    emit(ctx, ChannelEvent(plan.name, "running"))
+    limiter, quiet = anyio.CapacityLimiter(plan.channel.shard_concurrency), replace(
+        ctx, on_event=None)
+    subs = [replace(plan, name=f"{plan.name}.shard-{i}", prompt=shard.prompt, shards=())
+            for i, shard in enumerate(plan.shards, 1)]
+    done: dict[str, ChannelOutcome] = {}
+
+    async def one(sub: ChannelPlan) -> None:
+        async with limiter:
+            await _run_guarded(sub, quiet, done)
+
+    async with anyio.create_task_group() as group:
+        for sub in subs:
+            group.start_soon(one, sub)
+    outcomes = [done[sub.name] for sub in subs]
+    replies = [o.parsed for o in outcomes if o.parsed is not None]
+    failed = [(s, o) for s, o in zip(plan.shards, outcomes, strict=True) if o.parsed is None]
+    unreviewed = list(dict.fromkeys(f for shard, _ in failed for f in shard.files))
+    log = "\n".join(f"{o.name}: {o.status} ({o.reason}): {o.error}" for _, o in failed)
+    if not replies:
+        return await _finish(plan, ctx, _Final(outcomes[0].status, outcomes[0].reason, log),
+                             started=started, started_at=started_at)
+    merged = ParsedOutput(approved=all(r.approved for r in replies),
+                          findings=[f for r in replies for f in r.findings],
+                          summary="\n\n".join(r.summary for r in replies if r.summary))
+    raw = merged.model_dump_json(exclude_none=True)
+    await in_thread(ctx.store.write_channel_output, ctx.job_id, plan.name, raw)
+    await update_status(ctx, plan.name, output_parser="default", shards=len(subs),
+                        unreviewed_files=unreviewed or None)
+    outcome = await _finish(plan, ctx, _Final("completed", log=log or None), started=started,
+                            started_at=started_at,
+                            last=RoundResult("completed", started_at, 1, raw=raw, parsed=merged))
+    return replace(outcome, cached=all(o.cached for o in outcomes))
+
+
 async def _run_channel(plan: ChannelPlan, ctx: DispatchContext) -> ChannelOutcome:
+    if plan.shards:
+        return await _run_sharded(plan, ctx)
     started = time.monotonic()
     key = await in_thread(cache_key, plan, ctx)
     cached = await replay(plan, ctx, key) if key is not None else None

@@ -163,14 +163,19 @@ def coverage_line(results: ReconciledResults) -> str | None:
         line += f", {coverage.redacted_credentials} credential(s) redacted"
     if coverage.binary_files:
         line += f", {len(coverage.binary_files)} binary file(s) not reviewed"
+    if coverage.summarised_files:
+        line += f", {len(coverage.summarised_files)} generated file(s) summarised"
     parts = []
     if coverage.excluded_files:
         parts.append(f"{len(coverage.excluded_files)} file(s) excluded by diff_exclude")
     for channel in coverage.channels:
         if channel.skipped:
             parts.append(f"{channel.channel} saw nothing ({channel.skipped})")
-        else:
+        elif channel.excluded_files:
             parts.append(f"{channel.channel} did not see {len(channel.excluded_files)} file(s)")
+        if channel.unreviewed_files:
+            parts.append(f"{channel.channel} did not review {len(channel.unreviewed_files)} "
+                         "file(s) of its failed shards")
     return line + ("; partial: " + ", ".join(parts) if parts else "; complete")
 
 

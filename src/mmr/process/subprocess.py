@@ -256,7 +256,10 @@ async def run_process(
             await _stop_group(process, req.kill_grace_s, lambda: process.returncode is not None)
         raise
     finally:
-        reap_child(process.pid, mark)  # no descendant outlives its child (process/reaper)
+        # No descendant outlives its child (process/reaper); the /proc scan runs in a thread
+        # so that many children settling at once do not stall each other's event loop.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(reap_child, process.pid, mark)
         out.close()
         with anyio.CancelScope(shield=True), anyio.move_on_after(DRAIN_BOUND_S):
             await process.aclose()

@@ -52,11 +52,13 @@ def assemble_prompt(
     template_criteria: Sequence[str] = (),
     focus: str | None = None,
     core: str | None = None,
+    notes: Sequence[str] = (),
 ) -> str:
     """The unwrapped prompt: core prompt, criteria, focus, then the fenced diff.
 
     Criteria and focus go in as given, unescaped (they come from the operator and trusted
-    config). ``diff`` must already be redacted for the channel. ``core``
+    config). ``notes`` are sections mmr adds before the diff (its shard, the files left out).
+    ``diff`` must already be redacted for the channel. ``core``
     replaces the shipped template, for tests and tools that bring their own.
     """
     sections = [core_prompt() if core is None else core]
@@ -66,6 +68,7 @@ def assemble_prompt(
         sections.append(_bullets("## Template Criteria", template_criteria))
     if focus:
         sections.append(f"## Focus Areas\n{focus}")
+    sections += notes
     fence = diff_fence(diff)
     sections.append(f"## Diff\n{fence}diff\n{diff}\n{fence}")
     return SECTION_SEPARATOR.join(sections)

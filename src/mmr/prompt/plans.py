@@ -12,19 +12,24 @@ compensated. The rest get a :class:`~mmr.dispatch.plan.ChannelPlan`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mmr.config.channel_schema import HttpChannel
 from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.wrapper import resolve_prompt_wrapper
+from mmr.diff.generated import GeneratedFile
+from mmr.diff.shards import estimate_tokens, file_sections, shard_diff
 from mmr.dispatch.findings_schema import (
     coerce_parser_for_schema_flags,
     has_findings_schema_flag,
     substitute_findings_schema,
 )
-from mmr.dispatch.plan import ChannelPlan
+from mmr.dispatch.http_context import server_context
+from mmr.dispatch.plan import ChannelPlan, ShardPlan
 from mmr.dispatch.workspace import WORKSPACE_NOTE, uses_workspace
-from mmr.prompt.assemble import apply_wrapper, assemble_prompt
+from mmr.prompt.assemble import apply_wrapper, assemble_prompt, diff_fence
 from mmr.secrets.credentials import (
     REFUSAL_MESSAGE,
     CredentialHit,
@@ -35,6 +40,11 @@ from mmr.secrets.credentials import (
 from mmr.unidiff.sections import exclude_sections, normalize_pattern
 
 NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
+SUMMARISED_NOTE = "## Summarised Files\nGenerated, vendored or lock files changed, not shown:"
+#: Shards are cut to this share of the budget: the estimate errs by up to about a tenth.
+SHARD_FILL = 0.9
+#: A prompt this small fits any server (2,048 tokens of context or more): none is asked.
+ASK_ABOVE_TOKENS = 1024
 
 
 @dataclass(frozen=True)
@@ -64,10 +74,14 @@ class PromptParts:
     #: The review has a workspace: a channel that runs in it is told so.
     workspace: bool = False
 
-    def assemble(self, diff: str) -> str:
+    #: Generated, vendored and lock files: named in every prompt, never sent.
+    generated: tuple[GeneratedFile, ...] = ()
+
+    def assemble(self, diff: str, notes: Sequence[str] = ()) -> str:
         """The unwrapped prompt for ``diff`` (ch. 05 §2.6)."""
         return assemble_prompt(diff, review_criteria=self.review_criteria,
-                               template_criteria=self.template_criteria, focus=self.focus)
+                               template_criteria=self.template_criteria, focus=self.focus,
+                               notes=notes)
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,8 @@ class PlannedChannel:
     skip: ChannelSkip | None = None
     #: Files the channel's own ``diff_exclude`` left out of its copy.
     excluded_files: tuple[str, ...] = ()
+    #: Generated files named in its prompt instead of sent.
+    summarised_files: tuple[str, ...] = ()
 
 
 def plan_channels(names: Sequence[str], loaded: LoadedConfig, diff: PreparedDiff,
@@ -119,16 +135,64 @@ def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: Prepar
         return PlannedChannel(name, channel, None,
                               ChannelSkip("nothing_to_review", NOTHING_TO_REVIEW),
                               tuple(excluded))
+    text, summarised = exclude_sections(text, [g.path for g in parts.generated])
     wrapper = resolve_prompt_wrapper(channel.prompt_wrapper, name)
+    summary = [_listing(SUMMARISED_NOTE, [g.line() for g in parts.generated
+                                          if g.path in summarised])] if summarised else []
+
+    def prompt(diff: str, part: Sequence[str] = ()) -> str:
+        return apply_wrapper(wrapper, parts.assemble(diff, [*part, *summary]) + (
+            WORKSPACE_NOTE if parts.workspace and uses_workspace(channel) else ""))
+
+    whole = prompt(text)
+    tokens = estimate_tokens(whole)
+    budget = prompt_budget(channel, tokens)
+    shards: tuple[ShardPlan, ...] = ()
+    if budget is not None and tokens > budget:
+        files = _listing("", [json.dumps(s.display_path, ensure_ascii=False)
+                              for s in file_sections(text)[1]])
+        fixed = estimate_tokens(prompt("", [_part_note(999, 999) + files]))
+        cuts = shard_diff(text, max(int(SHARD_FILL * budget) - fixed, 1))
+        if len(cuts) > 1:
+            shards = tuple(ShardPlan(prompt(cut.diff, [_part_note(i, len(cuts)) + files]),
+                                     cut.files) for i, cut in enumerate(cuts, 1))
     plan = ChannelPlan(
         name=name,
         channel=_with_schema_flags(channel),
-        prompt=apply_wrapper(wrapper, parts.assemble(text) + (
-            WORKSPACE_NOTE if parts.workspace and uses_workspace(channel) else "")),
+        prompt=shards[0].prompt if shards else whole,
         timeout_s=loaded.timeout_for(name),
         output_parser=coerce_parser_for_schema_flags(channel.output_parser, channel.flags),
+        shards=shards,
+        max_prompt_tokens=budget,
     )
-    return PlannedChannel(name, channel, plan, None, tuple(excluded))
+    return PlannedChannel(name, channel, plan, None, tuple(excluded), tuple(summarised))
+
+
+def prompt_budget(channel: Channel, tokens: int) -> int | None:
+    """The channel's ``max_prompt_tokens`` for a prompt of ``tokens``; an HTTP channel's is
+    kept within the context its server reports, less room for the reply
+    (``request.max_tokens``, else half)."""
+    budget = channel.max_prompt_tokens
+    context = server_context(channel) if isinstance(channel, HttpChannel) \
+        and tokens > ASK_ABOVE_TOKENS else None
+    if context is None or not isinstance(channel, HttpChannel):
+        return budget
+    room = context - (channel.request.max_tokens or context // 2)
+    return room if budget is None else min(budget, room)
+
+
+def _listing(heading: str, items: Sequence[str]) -> str:
+    """A section listing file names the branch chose, fenced, each as a JSON string so
+    that no name can break out of the list and read as instructions."""
+    body = "\n".join(items)
+    fence = diff_fence(body)
+    return f"{heading}\n{fence}\n{body}\n{fence}"
+
+
+def _part_note(index: int, total: int) -> str:
+    return (f"## Part {index} of {total}\nThis change is too large for one prompt, so it is "
+            f"reviewed in {total} parts and this prompt holds part {index}. Review the diff "
+            "below; the other parts are reviewed beside it. Every file the change touches:")
 
 
 def _with_schema_flags(channel: Channel) -> Channel:

@@ -202,6 +202,17 @@ def _unplaced_p0(decision: Decision, off: OffDiff) -> Decision:
     return Decision("needs-user-decision", summary, decision.blocking)
 
 
+def _unreviewed(decision: Decision, coverage: Coverage | None) -> Decision:
+    """A pass is degraded while a channel's failed shards left files it did not review."""
+    said = "; ".join(f"{c.channel} did not review {len(c.unreviewed_files)} file(s)"
+                     for c in (coverage.channels if coverage else ()) if c.unreviewed_files)
+    if not said or not is_approved(decision.verdict):
+        return decision
+    prefix = "Review passed (degraded — " if decision.verdict == "pass" else \
+        decision.summary.removesuffix(")") + "; "
+    return Decision("degraded-pass", f"{prefix}{said})", decision.blocking)
+
+
 def build_results(
     per_channel: Mapping[str, ChannelResult],
     findings: Sequence[ReconciledFinding],
@@ -220,6 +231,7 @@ def build_results(
         fix_threshold=job.fix_threshold,
         floor=effective_floor(job.min_completed_channels),
     )
+    decision = _unreviewed(decision, job.coverage)
     note, ungated = ("", 0)
     if job.outside_diff_gate == "advisory" and counts.completed:
         note, ungated = _ungated_note(off, job.fix_threshold)

@@ -19,13 +19,19 @@ def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage
     the run-wide ``diff_exclude`` exclusions, each channel's own exclusions, and the
     channels that saw nothing because of the diff."""
     channels: list[ChannelCoverage] = []
+    summarised: dict[str, None] = {}
     for name, entry in job.channels.items():
-        excluded = (entry.model_extra or {}).get("excluded_files")
-        files = [str(p) for p in excluded] if isinstance(excluded, list) else []
+        extra = entry.model_extra or {}
+        files, unreviewed, generated = (_paths(extra.get(key)) for key in (
+            "excluded_files", "unreviewed_files", "summarised_files"))
+        shards = extra.get("shards") if isinstance(extra.get("shards"), int) else None
+        summarised.update(dict.fromkeys(generated))
         skipped = entry.reason if (entry.status == "skipped"
                                    and entry.reason in SKIP_REASON_TEXT) else None
-        if files or skipped:
-            channels.append(ChannelCoverage(channel=name, excluded_files=files, skipped=skipped))
+        if files or skipped or unreviewed or shards or generated:
+            channels.append(ChannelCoverage(
+                channel=name, excluded_files=files, skipped=skipped, shards=shards,
+                unreviewed_files=unreviewed or None, summarised_files=generated or None))
     excluded_files = list(job.excluded_files or [])
     return Coverage(
         files=len(scope.touched) if scope else 0,
@@ -35,9 +41,15 @@ def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage
         redacted_credentials=len(marker_pattern().findall(diff)),
         excluded_files=excluded_files,
         channels=channels,
-        partial=bool(excluded_files or channels),
+        partial=bool(excluded_files) or any(
+            c.excluded_files or c.skipped or c.unreviewed_files for c in channels),
         binary_files=binary_files(diff) or None,
+        summarised_files=list(summarised) or None,
     )
+
+
+def _paths(value: object) -> list[str]:
+    return [str(p) for p in value] if isinstance(value, list) else []
 
 
 def binary_files(diff: str) -> list[str]:

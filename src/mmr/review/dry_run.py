@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from mmr.config.channel_schema import HttpChannel, ReplayChannel
+from mmr.diff.shards import estimate_tokens
 from mmr.dispatch.placeholders import PROMPT_FILE_PLACEHOLDER, PlaceholderValues, expand_argv
+from mmr.dispatch.plan import ChannelPlan
 from mmr.dispatch.replay import replay_argv
 from mmr.errors import ConfigError
 from mmr.formatters.json import dumps
@@ -78,7 +80,19 @@ def channel_entry(result: GateResult, repo_root: Path) -> dict[str, Any]:
         "prompt_delivery": prompt_delivery(result),
         "auth_check": auth_check(result),
         "prompt": plan.prompt if result.passed and plan is not None else None,
+        **budget_entry(plan),
     }
+
+
+def budget_entry(plan: ChannelPlan | None) -> dict[str, Any]:
+    """The channel's prompt budget, its estimated size, and its shards (None: one prompt)."""
+    if plan is None:
+        return dict.fromkeys(("estimated_tokens", "max_prompt_tokens", "shards"))
+    tokens = [estimate_tokens(shard.prompt) for shard in plan.shards]
+    shards = [{"files": list(shard.files), "estimated_tokens": n}
+              for shard, n in zip(plan.shards, tokens, strict=True)]
+    return {"estimated_tokens": sum(tokens) if tokens else estimate_tokens(plan.prompt),
+            "max_prompt_tokens": plan.max_prompt_tokens, "shards": shards or None}
 
 
 def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
@@ -90,10 +104,17 @@ def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
     shown = (f"(http) POST {redact_text(result.planned.channel.endpoint)}"
              if argv is None and isinstance(result.planned.channel, HttpChannel)
              else shlex.join(argv or []))
-    return [f"{result.name}: {verdict}",
-            f"  argv: {shown}",
-            f"  prompt delivery: {entry['prompt_delivery']}",
-            f"  auth check: {entry['auth_check'] or '(none: only the install check)'}"]
+    shards = entry["shards"] or []
+    lines = [f"{result.name}: {verdict}",
+             f"  argv: {shown}",
+             f"  prompt delivery: {entry['prompt_delivery']}",
+             f"  auth check: {entry['auth_check'] or '(none: only the install check)'}"]
+    if entry["estimated_tokens"] is not None:
+        lines.append(f"  prompt: ~{entry['estimated_tokens']} estimated tokens, budget "
+                     f"{entry['max_prompt_tokens'] or 'none'}, "
+                     + (f"{len(shards)} shards" if shards else "one prompt"))
+    return lines + [f"    shard-{i} (~{shard['estimated_tokens']} tokens): "
+                    + ", ".join(shard["files"]) for i, shard in enumerate(shards, 1)]
 
 
 def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
@@ -104,8 +125,9 @@ def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
     lines += [r.line() for r in results if not r.passed]
     for result in passing:
         plan = result.planned.plan
-        prompt = "" if plan is None else plan.prompt
-        lines += ["", f"--- Assembled prompt for {result.name} ---", prompt]
+        shards = [(f".shard-{i}", s.prompt) for i, s in enumerate(plan.shards if plan else (), 1)]
+        for suffix, prompt in shards or [("", "" if plan is None else plan.prompt)]:
+            lines += ["", f"--- Assembled prompt for {result.name}{suffix} ---", prompt]
     lines += ["", "--- Dispatch plan ---"]
     for result in results:
         lines += plan_lines(result, repo_root)

@@ -100,8 +100,10 @@ def record_gate_results(store: JobStore, job_id: str, gate: Sequence[GateResult]
     """Step 22: each channel that will not be dispatched gets its status."""
     for result in gate:
         planned = result.planned
-        if planned.excluded_files:
-            store.update_channel(job_id, result.name, excluded_files=list(planned.excluded_files))
+        if planned.excluded_files or planned.summarised_files:
+            store.update_channel(job_id, result.name,
+                                 excluded_files=list(planned.excluded_files) or None,
+                                 summarised_files=list(planned.summarised_files) or None)
         if result.passed:
             continue
         if planned.skip is not None:

@@ -15,6 +15,7 @@ from mmr.config.loaded import LoadedConfig, ProjectText
 from mmr.config.loader import load_config
 from mmr.config.schema import MmrConfig
 from mmr.config.selection import select_channels
+from mmr.diff.generated import generated_files
 from mmr.diff.inputs import NothingUncommittedError, check_reviewable, resolve_diff
 from mmr.diff.tree import TreeSource, tree_source
 from mmr.dispatch.workspace import uses_workspace
@@ -35,6 +36,7 @@ from mmr.trust.branch import committed_branch_hint
 from mmr.trust.modes import TrustContext, resolve_trust
 from mmr.trust.notices import unread_project_files_notice
 from mmr.trust.ratification import ratification_gate
+from mmr.trust.trusted_files import read_file_at_ref
 from mmr.vocabulary import EXIT_NEEDS_USER_DECISION
 
 __all__ = ["ReviewIO", "ReviewOutcome", "ReviewRequest", "run_review"]
@@ -96,9 +98,12 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         raise ChannelSelectionError(NO_CHANNELS)                             # 14
     io.notice(unreachable_floor_warning(loaded.defaults.min_completed_channels, names))  # 15
     workspace = workspace_tree(request, trust, loaded, names)
+    generated = () if loaded.defaults.review_generated else generated_files(
+        diff.text, read_file_at_ref(trust.project_root, trust.trusted_ref, ".gitattributes")
+        if trust.trusted_ref else None)
     parts = PromptParts(review_criteria=tuple(loaded.config.review_criteria or ()),
                         template_criteria=template, focus=request.focus,     # 16
-                        workspace=workspace is not None)
+                        workspace=workspace is not None, generated=generated)
     planned = plan_channels(names, loaded, prepared, parts)
     io.notice(redaction_notice(planned, prepared))
     committed = secret_findings(list(prepared.hits)) if loaded.defaults.secret_findings else []

@@ -18,7 +18,7 @@ from mmr.config.loaded import LoadedConfig
 from mmr.config.provenance import Provenance
 from mmr.config.schema import ChannelConfig, MmrConfig
 from mmr.diff.tree import TreeKind, TreeSource
-from mmr.dispatch.plan import ChannelPlan
+from mmr.dispatch.plan import ChannelPlan, ShardPlan
 from mmr.parsers.specs import ParserSpec
 from mmr.prompt.plans import ChannelSkip, PlannedChannel
 from mmr.review.run import JobPlan
@@ -35,6 +35,7 @@ class _Dispatch(_Plain):
     prompt: str
     timeout_s: float
     output_parser: ParserSpec
+    shards: tuple[tuple[str, tuple[str, ...]], ...] = ()  #: each shard's prompt and files
 
 
 class _Skip(_Plain):
@@ -50,6 +51,7 @@ class _Planned(_Plain):
     dispatch: _Dispatch | None = None
     skip: _Skip | None = None
     excluded_files: tuple[str, ...] = ()
+    summarised_files: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, planned: PlannedChannel) -> _Planned:
@@ -59,20 +61,22 @@ class _Planned(_Plain):
             channel=planned.channel,
             dispatch=None if plan is None else _Dispatch(
                 channel=plan.channel, prompt=plan.prompt, timeout_s=plan.timeout_s,
-                output_parser=plan.output_parser),
+                output_parser=plan.output_parser,
+                shards=tuple((shard.prompt, shard.files) for shard in plan.shards)),
             skip=None if skip is None else _Skip(reason=skip.reason, message=skip.message),
-            excluded_files=planned.excluded_files,
+            excluded_files=planned.excluded_files, summarised_files=planned.summarised_files,
         )
 
     def planned(self) -> PlannedChannel:
         dispatch, skip = self.dispatch, self.skip
         plan = None if dispatch is None else ChannelPlan(
             name=self.name, channel=dispatch.channel, prompt=dispatch.prompt,
-            timeout_s=dispatch.timeout_s, output_parser=dispatch.output_parser)
+            timeout_s=dispatch.timeout_s, output_parser=dispatch.output_parser,
+            shards=tuple(ShardPlan(*shard) for shard in dispatch.shards))
         return PlannedChannel(
             name=self.name, channel=self.channel, plan=plan,
             skip=None if skip is None else ChannelSkip(skip.reason, skip.message),
-            excluded_files=self.excluded_files,
+            excluded_files=self.excluded_files, summarised_files=self.summarised_files,
         )
 
 

@@ -61,7 +61,8 @@ class Recorded:
         return json.loads(self.body)
 
 
-Body = str | bytes | Callable[[Recorded], str | bytes]
+#: A callable body may also return ``(status, body)``: a reply that depends on the request.
+Body = str | bytes | Callable[[Recorded], str | bytes | tuple[int, str | bytes]]
 
 
 @dataclass
@@ -111,8 +112,9 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.delay_s and state.stop.wait(reply.delay_s):
             return
         body = reply.body(recorded) if callable(reply.body) else reply.body
+        status, body = body if isinstance(body, tuple) else (reply.status, body)
         data = body.encode() if isinstance(body, str) else body
-        self.send_response(reply.status)
+        self.send_response(status)
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.send_header("Content-Type", "application/json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -165,24 +166,30 @@ def test_dry_run_prints_each_channels_argv_delivery_auth_check_and_verdict(
     })
     result = run_mmr("review", "--dry-run", cwd=repo.root)
     assert result.code == 0
-    plan = result.out.split("\n--- Dispatch plan ---\n", 1)[1].splitlines()
+    plan = [re.sub(r"~\d+ ", "~N ", line)
+            for line in result.out.split("\n--- Dispatch plan ---\n", 1)[1].splitlines()]
+    one_prompt = "  prompt: ~N estimated tokens, budget none, one prompt"
     assert plan == [
         "rev1: would dispatch",
         "  argv: rev1 --api-key '<redacted>' -p",
         "  prompt delivery: stdin",
         "  auth check: (none: only the install check)",
+        one_prompt,
         "filed: would dispatch",
         "  argv: rev2 --read '{{prompt_file}}'",
         "  prompt delivery: prompt-file",
         "  auth check: (none: only the install check)",
+        one_prompt,
         "gone: would not dispatch — not_installed: <redacted>",
         "  argv: '<redacted>' gone-tool",
         "  prompt delivery: stdin",
         "  auth check: (none: only the install check)",
+        one_prompt,
         "locked: would dispatch",
         "  argv: rev2",
         "  prompt delivery: stdin",
         "  auth check: sh -c 'rev2 auth status' (fails on exit 4, 5)",
+        one_prompt,
     ]
     assert "sk-live" not in result.out and "abc123" not in result.out
 
@@ -196,7 +203,9 @@ def test_dry_run_json_has_the_same_plan(repo: GitRepo, channels: None, run_mmr: 
     rev2, locked = document["channels"]
     assert rev2 == {"channel": "rev2", "would_dispatch": True, "status": "ok", "reason": None,
                     "argv": ["rev2"], "prompt_delivery": "stdin", "auth_check": None,
-                    "prompt": rev2["prompt"]}
+                    "prompt": rev2["prompt"], "estimated_tokens": rev2["estimated_tokens"],
+                    "max_prompt_tokens": None, "shards": None}
+    assert rev2["estimated_tokens"] > 500  # the core prompt alone
     assert "## Diff" in rev2["prompt"] or "diff --git" in rev2["prompt"]
     assert locked["would_dispatch"] is False
     assert (locked["status"], locked["reason"]) == ("failed", "<redacted>")

@@ -253,7 +253,10 @@ def off_diff_pass() -> ReconciledResults:
             binary_files=["logo.png"],
             excluded_files=["package-lock.json"],
             channels=[ChannelCoverage(channel="rev2", excluded_files=["docs/a.md"]),
-                      ChannelCoverage(channel="big", skipped="diff_too_large")],
+                      ChannelCoverage(channel="big", skipped="diff_too_large"),
+                      ChannelCoverage(channel="rev1", shards=3, unreviewed_files=["README.md"],
+                                      summarised_files=["yarn.lock"])],
+            summarised_files=["yarn.lock"],
             partial=True),
     )
 
