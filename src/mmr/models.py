@@ -25,6 +25,8 @@ Agreement = Literal["consensus", "majority", "unique"]
 Confidence = Literal["high", "medium", "low"]
 ReportedConfidence = Literal["confirmed", "suspected"]
 TrustMode = Literal["base-ref", "untrusted-head", "non-git"]
+#: A pull request's finding across pushes: first reported now, still there, or gone.
+FindingState = Literal["new", "open", "fixed"]
 
 #: Name prefix of a compensating pass's channel.
 COMPENSATING_PREFIX = "compensating-"
@@ -125,6 +127,8 @@ class ReconciledFinding(_Model):
     #: Each channel's finding merged here, in visiting order (calibrated grouping only:
     #: ``reference`` writes what MMR 4.0.1 writes).
     members: list[FindingMember] | None = None
+    #: mmr addition, on a ``--pr`` review: the finding's state since the last review.
+    state: FindingState | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", exclude_none=True)
@@ -221,7 +225,20 @@ class Coverage(_Model):
     binary_files: list[str] | None = None
 
 
-_FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})
+_FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings",
+                            "fixed_findings"})
+
+
+class PullRequestInfo(_Model):
+    """Which pull request a ``--pr`` review covered, and how much of it was reviewed."""
+
+    number: int
+    repository: str
+    head: str
+    review: Literal["incremental", "full"]
+    #: The head of the last review, when there was one.
+    since: str | None = None
+    why: str
 
 
 class GatedAck(_Model):
@@ -265,6 +282,10 @@ class ReconciledResults(_Model):
     coverage: Coverage | None = None
     #: mmr addition: on the ratification-gate document only.
     ratification: Ratification | None = None
+    #: mmr additions, on a ``--pr`` review: the pull request, and what its last review
+    #: reported that is gone now.
+    pull_request: PullRequestInfo | None = None
+    fixed_findings: list[ReconciledFinding] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}

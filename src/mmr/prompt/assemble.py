@@ -51,6 +51,7 @@ def assemble_prompt(
     review_criteria: Sequence[str] = (),
     template_criteria: Sequence[str] = (),
     focus: str | None = None,
+    incremental: str | None = None,
     core: str | None = None,
 ) -> str:
     """The unwrapped prompt: core prompt, criteria, focus, then the fenced diff.
@@ -66,6 +67,8 @@ def assemble_prompt(
         sections.append(_bullets("## Template Criteria", template_criteria))
     if focus:
         sections.append(f"## Focus Areas\n{focus}")
+    if incremental:  # a follow-up review of a pull request: what the diff leaves out
+        sections.append(incremental)
     fence = diff_fence(diff)
     sections.append(f"## Diff\n{fence}diff\n{diff}\n{fence}")
     return SECTION_SEPARATOR.join(sections)

@@ -63,11 +63,14 @@ class PromptParts:
     focus: str | None = None
     #: The review has a workspace: a channel that runs in it is told so.
     workspace: bool = False
+    #: The ``## Incremental Review`` section of a follow-up ``--pr`` review.
+    incremental: str | None = None
 
     def assemble(self, diff: str) -> str:
         """The unwrapped prompt for ``diff`` (ch. 05 §2.6)."""
         return assemble_prompt(diff, review_criteria=self.review_criteria,
-                               template_criteria=self.template_criteria, focus=self.focus)
+                               template_criteria=self.template_criteria, focus=self.focus,
+                               incremental=self.incremental)
 
 
 @dataclass(frozen=True)
