@@ -147,10 +147,12 @@ def test_a_degraded_review_does_not_become_the_base(
     review(run_mmr, pr, fake_cli, INJECTION)
     pr.push(pr.edit("src/b.py", 3, "print(request)"))
     code, doc, _ = review(run_mmr, pr, fake_cli, failing=True)
-    assert doc["pull_request"]["since"] == first
+    assert (code, doc["verdict"], doc["pull_request"]["since"]) == (
+        3, "needs-user-decision", first)
     assert record()["head"] == first  # the next review starts from the complete one
     code, doc, _ = review(run_mmr, pr, fake_cli, args=("--full",))
     assert doc["pull_request"]["review"] == "full" and doc["pull_request"]["why"] == "--full"
+    assert (code, states(doc)) == (2, {INJECTION["description"]: ("src/a.py:5", "open")})
     assert "select {user}" in (mmr_home() / "jobs" / doc["job_id"] / "diff.patch").read_text()
 
 
