@@ -148,7 +148,7 @@ def test_a_degraded_review_does_not_become_the_base(
     pr.push(pr.edit("src/b.py", 3, "print(request)"))
     code, doc, _ = review(run_mmr, pr, fake_cli, failing=True)
     assert (code, doc["verdict"], doc["pull_request"]["since"]) == (
-        3, "needs-user-decision", first)
+        2, "blocked", first)
     assert record()["head"] == first  # the next review starts from the complete one
     code, doc, _ = review(run_mmr, pr, fake_cli, args=("--full",))
     assert doc["pull_request"]["review"] == "full" and doc["pull_request"]["why"] == "--full"
