@@ -10,6 +10,7 @@ The record is written only by a complete review, so a degraded run never becomes
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from mmr.diff.inputs import DiffInput, count_diff_lines
 from mmr.models import PullRequestInfo, ReconciledResults
 from mmr.reconcile.carry import parse_changes
 from mmr.reconcile.verdict import effective_floor
+from mmr.secrets.credentials import redact_credentials
 from mmr.store.pulls import (
     Hunk,
     PullState,
@@ -72,10 +74,13 @@ def plan_pull_review(number: int, diff: DiffInput, cwd: Path, *, full: bool,
     if not text.strip():
         return plan(f"nothing changed in the pull request's files since {old[:12]}",
                     changes=changes)
-    listed = "\n".join(f"- {name}" for name in files)
-    section = (f"## Incremental Review\nThis pull request was reviewed at commit {old}. The "
-               f"diff below is only what changed since then, in the pull request's files; "
-               f"the rest of the pull request was reviewed at {old}. Its files:\n{listed}")
+    # Outside the diff's fence: a name is escaped (a newline in it could start a heading)
+    # and redacted like the diff.
+    listed = "\n".join(f"- {json.dumps(name, ensure_ascii=False)[1:-1]}" for name in files)
+    section, _ = redact_credentials(
+        f"## Incremental Review\nThis pull request was reviewed at commit {old}. The diff "
+        f"below is only what changed since then, in the pull request's files; the rest of "
+        f"the pull request was reviewed at {old}. Its files:\n{listed}")
     return plan(f"the last reviewed head {old[:12]} is an ancestor of "
                 f"{head[:12]}", section, changes,
                 replace(diff, text=text, line_count=count_diff_lines(text)))
