@@ -223,9 +223,7 @@ def is_ancestor(old: str, new: str, cwd: Path) -> bool:
     """Whether commit ``old`` is in the history of ``new`` (both must exist)."""
     try:
         _git(["merge-base", "--is-ancestor", "--end-of-options", old, new], cwd)
-    except ToolNotFoundError:
-        raise
-    except GitError:
+    except GitError:  # exit 1: not an ancestor
         return False
     return True
 
@@ -483,12 +481,11 @@ def pr_head(number: int, cwd: Path) -> tuple[str, str]:
                fix=_GH_FIX)
     try:
         view = json.loads(out)
-        head, url = view["headRefOid"], view["url"]
-    except (ValueError, KeyError, TypeError):
-        raise GitError(f"gh pr view {number} printed no head commit and url") from None
-    match = _PR_URL.fullmatch(url) if isinstance(url, str) else None
+        head, match = view["headRefOid"], _PR_URL.fullmatch(view["url"])
+    except (ValueError, TypeError, KeyError):
+        head = match = None
     if not isinstance(head, str) or not _SHA.fullmatch(head) or match is None:
-        raise GitError(f"gh pr view {number} printed an unexpected head commit or url")
+        raise GitError(f"gh pr view {number} returned no head commit and pull request url")
     return head, match.group(1)
 
 

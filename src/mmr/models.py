@@ -25,8 +25,6 @@ Agreement = Literal["consensus", "majority", "unique"]
 Confidence = Literal["high", "medium", "low"]
 ReportedConfidence = Literal["confirmed", "suspected"]
 TrustMode = Literal["base-ref", "untrusted-head", "non-git"]
-#: A pull request's finding across pushes: first reported now, still there, or gone.
-FindingState = Literal["new", "open", "fixed"]
 
 #: Name prefix of a compensating pass's channel.
 COMPENSATING_PREFIX = "compensating-"
@@ -127,8 +125,8 @@ class ReconciledFinding(_Model):
     #: Each channel's finding merged here, in visiting order (calibrated grouping only:
     #: ``reference`` writes what MMR 4.0.1 writes).
     members: list[FindingMember] | None = None
-    #: mmr addition, on a ``--pr`` review: the finding's state since the last review.
-    state: FindingState | None = None
+    #: mmr addition, on a ``--pr`` review: the finding since the last review.
+    state: Literal["new", "open", "fixed"] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", exclude_none=True)

@@ -118,14 +118,12 @@ def off_diff_gated(results: ReconciledResults) -> bool:
     return results.outside_diff_gate == "block"
 
 
-#: The heading of the findings the last review of a pull request reported and this one
-#: no longer finds, their lines changed.
+#: The heading of the last review's findings that are gone, their lines changed.
 FIXED_TITLE = "Fixed since last review"
 
 
 def pull_line(results: ReconciledResults) -> str | None:
-    """``Pull request: #7 at <head>, incremental review since <old> (why)``, on a ``--pr``
-    review."""
+    """``Pull request: #7 at <head>, incremental review since <old> (why)``."""
     pr = results.pull_request
     if pr is None:
         return None

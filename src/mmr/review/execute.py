@@ -49,7 +49,7 @@ from mmr.review.voices import channel_voices
 from mmr.store.held import holding
 from mmr.store.jobs import JobStore
 from mmr.store.layout import COMPENSATING_PREFIX
-from mmr.store.pulls import write_job_state
+from mmr.store.pulls import PULL_STATE, write_stored
 from mmr.store.records import JobRecord, ReviewControls, derive_job_status
 from mmr.store.sessions import SessionStore, link_review_job
 
@@ -95,7 +95,7 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
     if setup.secret_findings:
         save_secret_findings(store, job_id, setup.secret_findings)
     if setup.pull is not None:
-        write_job_state(store.existing(job_id).root, setup.pull)
+        write_stored(store.existing(job_id).root / PULL_STATE, setup.pull)
     return job_id
 
 

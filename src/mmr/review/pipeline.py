@@ -90,11 +90,9 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
 
         return gate_outcome(block, trust, loaded, request)
     io.notice(unread_project_files_notice(trust, request.diff_request(), proposed))
-    pull = None
-    if diff.source == "pr" and diff.pr_number is not None:
-        pull = plan_pull_review(diff.pr_number, diff, trust.project_root, full=request.full,
-                                diff_exclude=loaded.defaults.diff_exclude)
-        diff = pull.diff
+    pull, diff, incremental = (None, diff, None) if diff.pr_number is None else plan_pull_review(
+        diff.pr_number, diff, trust.project_root, full=request.full,
+        diff_exclude=loaded.defaults.diff_exclude)
     check_reviewable(diff, request.max_diff_lines or loaded.defaults.max_diff_lines)
     prepared = PreparedDiff.prepare(diff.text, diff.line_count)
     names = select_channels(loaded.config, request.channels)                 # 13
@@ -104,8 +102,7 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
     workspace = workspace_tree(request, trust, loaded, names)
     parts = PromptParts(review_criteria=tuple(loaded.config.review_criteria or ()),
                         template_criteria=template, focus=request.focus,     # 16
-                        workspace=workspace is not None,
-                        incremental=pull.section if pull is not None else None)
+                        workspace=workspace is not None, incremental=incremental)
     planned = plan_channels(names, loaded, prepared, parts)
     io.notice(redaction_notice(planned, prepared))
     committed = secret_findings(list(prepared.hits)) if loaded.defaults.secret_findings else []
@@ -114,7 +111,7 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
         excluded_files=diff.excluded_files, workspace=workspace,
-        pull=pull.state if pull is not None else None,
+        pull=pull,
     )
 
 

@@ -38,7 +38,7 @@ from mmr.secrets.reply_redaction import redact_channel_result
 from mmr.store.held import report_unsaved
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
-from mmr.store.pulls import load_findings, read_job_state
+from mmr.store.pulls import PULL_STATE, PullState, read_stored
 from mmr.store.records import JobRecord, parse_timestamp
 from mmr.vocabulary import DEFAULT_FIX_THRESHOLD, ReconcileRule
 
@@ -82,10 +82,9 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     rule = job.reconcile or "reference"
     applier = apply_acks if apply_acks is not None else job_ack_applier(job, warn=warn)
     reconciled = reconcile(channel_findings, identities=identities, rule=rule)
-    pull = read_job_state(store.existing(job_id).root)
-    fixed = None
+    pull = read_stored(PullState, store.existing(job_id).root / PULL_STATE)
     if pull is not None:  # the last review's findings: carried open, or fixed
-        reconciled, fixed = carry(reconciled, load_findings(pull.previous), pull.changes)
+        reconciled, fixed = carry(reconciled, pull.previous, pull.changes)
     reconciled = _apply_acks(reconciled, applier)
     off_diff = OffDiff(
         outside_diff=_off_diff(outside, identities, rule, applier, "O"),

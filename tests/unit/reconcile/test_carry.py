@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mmr.models import PullRequestInfo
 from mmr.reconcile.carry import carry, parse_changes, shift
-from mmr.store.pulls import dump_findings, load_findings, read_record, record_path, write_record
+from mmr.store.pulls import PullRecord, read_stored, record_path, write_stored
 from tests.unit.reconcile.ack_helpers import reconciled
 
 ZERO_CONTEXT = """\
@@ -38,6 +37,7 @@ def test_parse_changes_reads_hunks_not_removed_lines_that_look_like_headers() ->
 def test_shift_moves_untouched_lines_and_refuses_touched_ones() -> None:
     hunks = parse_changes(ZERO_CONTEXT)["src/a.py"]
     assert shift((1, 3), hunks) == 0          # above every hunk; an insertion after its end
+    assert shift((3, 3), hunks) == 0          # lines inserted after it do not move it
     assert shift((5, 9), hunks) == 2          # below the insertion
     assert shift((2, 4), hunks) is None       # lines inserted inside the range
     assert shift((11, 11), hunks) is None     # a changed line
@@ -69,20 +69,16 @@ def test_without_the_old_head_every_finding_not_reported_again_is_fixed() -> Non
     assert (found, [f.state for f in fixed]) == ([], ["fixed"])
 
 
-def test_the_record_keeps_generated_ids_and_refuses_hostile_names(tmp_path: Path) -> None:
+def test_the_record_reads_back_and_refuses_hostile_names(tmp_path: Path) -> None:
     assert record_path(tmp_path, "acme/widgets", 3) == tmp_path / "pulls/acme/widgets/3.json"
     for hostile in ("../etc", "acme/..", "a/b/c", "acme", "-x/y", "acme/.git/../x"):
         assert record_path(tmp_path, hostile, 3) is None, hostile
     finding = reconciled("src/a.py:1", "Shadowed builtin name")
-    finding.generated_id, finding.acknowledged = "F-007", True
     path = tmp_path / "pulls/acme/widgets/3.json"
-    info = PullRequestInfo(number=3, repository="acme/widgets", head="a" * 40,
-                           review="full", why="first review of this pull request")
-    write_record(path, info, "mmr-0123456789ab", [finding])
-    record = read_record(path)
-    assert record is not None and record.head == "a" * 40
-    [loaded] = load_findings(record.findings)
-    assert (loaded.generated_id, loaded.acknowledged) == ("F-007", None)
-    assert load_findings([{"severity": "P9"}, *dump_findings([finding])]) == [loaded]
+    write_stored(path, PullRecord(head="a" * 40, job_id="mmr-0123456789ab", findings=[finding]))
+    assert read_stored(PullRecord, path) == PullRecord(
+        head="a" * 40, job_id="mmr-0123456789ab", findings=[finding])
+    path.write_text('{"head": "x", "job_id": "y", "findings": [{"severity": "P9"}]}')
+    assert read_stored(PullRecord, path) is None  # the next review is a full one
     path.write_text("{not json")
-    assert read_record(path) is None
+    assert read_stored(PullRecord, path) is None
