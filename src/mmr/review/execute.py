@@ -211,7 +211,7 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
             results = job_results(store, job_id, warn=io.notice)             # 26
             save_results(store, results, warn=io.notice)
             record_pull_review(store.existing(job_id).root, results,
-                               plan.loaded.defaults.min_completed_channels)
+                               plan.loaded.defaults.min_completed_channels, io.notice)
     finally:  # the hold wrote its files back on the way out; an interrupted run says so too
         if held is not None:
             held.report(io.notice, store.reported_unsaved)

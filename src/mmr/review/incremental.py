@@ -6,7 +6,7 @@ in the pull request's own files (a merge of the base branch brings nothing else 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -53,7 +53,8 @@ def plan_pull_review(number: int, diff: DiffInput, cwd: Path, *, full: bool,
     else:
         files = sorted({p for s in split_sections(diff.text)[1] for p in s.paths})
         patterns = [p for p in map(normalize_pattern, diff_exclude) if p]
-        text = git.diff(git.DiffScope(base=old, head=head), cwd, exclude=patterns, only=files)
+        text = git.diff(git.DiffScope(base=old, head=head), cwd, exclude=patterns,
+                        only=files) if files else ""
         why = f"nothing changed in the pull request's files since {old[:12]}"
         if text.strip():
             why = f"the last reviewed head {old[:12]} is an ancestor of {head[:12]}"
@@ -72,7 +73,7 @@ def plan_pull_review(number: int, diff: DiffInput, cwd: Path, *, full: bool,
 
 
 def record_pull_review(job_root: Path, results: ReconciledResults,
-                       min_completed_channels: int | None) -> None:
+                       min_completed_channels: int | None, warn: Callable[[str], None]) -> None:
     """Make this review the next one's start, when it was a complete ``--pr`` review (a
     degraded run must not hide what it did not review)."""
     state = read_stored(PullState, job_root / PULL_STATE)
@@ -81,6 +82,9 @@ def record_pull_review(job_root: Path, results: ReconciledResults,
         return
     info = state.pull_request
     path = record_path(mmr_home(), info.repository, info.number)
-    if path is not None:
-        write_stored(path, PullRecord(head=info.head, job_id=results.job_id,
-                                      findings=results.reconciled_findings))
+    try:
+        if path is not None:
+            write_stored(path, PullRecord(head=info.head, job_id=results.job_id,
+                                          findings=results.reconciled_findings))
+    except OSError as exc:  # the verdict stands; the next review is a full one
+        warn(f"[mmr] warning: the pull request's review was not recorded: {exc}")

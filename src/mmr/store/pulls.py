@@ -1,10 +1,6 @@
-"""What the last review of each pull request found, kept in the user's own store.
-
-``~/.mmr/pulls/<owner>/<repo>/<n>.json`` holds the head the last complete review of pull
-request ``n`` saw, and its findings. It lives beside the jobs, never in the pull request,
-so no comment anyone can post steers the next review (the GitHub Action carries it with
-its cache). A ``--pr`` job keeps what it started from in its ``pull.json``, so ``mmr
-results`` gives the same verdict again.
+"""``~/.mmr/pulls/<owner>/<repo>/<n>.json``: the head and findings of the last complete
+review of pull request ``n``. It lives in the user's own store, never in the pull request,
+so no comment anyone can post steers the next review (the Action carries it in its cache).
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from mmr.fs import atomic_write_json, ensure_private_dir, read_bytes_nofollow
 from mmr.models import PullRequestInfo, ReconciledFinding
 
-#: The file of a ``--pr`` job that holds its :class:`PullState`.
+#: A ``--pr`` job's :class:`PullState`, so ``mmr results`` gives the same verdict again.
 PULL_STATE = "pull.json"
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 #: A ``git diff -U0`` hunk: old start, old count, new start, new count.
