@@ -30,12 +30,12 @@ import time
 from pathlib import Path
 
 from mmr.diff.inputs import DiffRequest, resolve_diff
-from mmr.models import PullRequestInfo, ReconciledFinding
+from mmr.models import ReconciledFinding
 from mmr.prompt.plans import PreparedDiff, PromptParts
 from mmr.reconcile.carry import carry, parse_changes
 from mmr.reconcile.stable_id import identify
 from mmr.review.incremental import plan_pull_review
-from mmr.store.pulls import record_path, write_record
+from mmr.store.pulls import PullRecord, record_path, write_stored
 
 FAKE_GH = """#!{python}
 import sys
@@ -75,9 +75,9 @@ def prompt_bytes(repo: Path, *, full: bool) -> int:
     """The bytes of the prompt every channel gets for pull request 7, as the pipeline
     builds it."""
     diff = resolve_diff(DiffRequest(pr=7), repo)
-    plan = plan_pull_review(7, diff, repo, full=full, diff_exclude=())
-    prepared = PreparedDiff.prepare(plan.diff.text, plan.diff.line_count)
-    return len(PromptParts(incremental=plan.section).assemble(prepared.redacted).encode())
+    _, reviewed, section = plan_pull_review(7, diff, repo, full=full, diff_exclude=())
+    prepared = PreparedDiff.prepare(reviewed.text, reviewed.line_count)
+    return len(PromptParts(incremental=section).assemble(prepared.redacted).encode())
 
 
 def finding(path: str, line: int, description: str) -> ReconciledFinding:
@@ -141,9 +141,7 @@ def main() -> None:
         first = push(repo, gh_dir)
         path = record_path(Path(os.environ["MMR_HOME"]), "acme/app", 7)
         assert path is not None
-        info = PullRequestInfo(number=7, repository="acme/app", head=first, review="full",
-                               why="first review of this pull request")
-        write_record(path, info, "mmr-000000000000", [])
+        write_stored(path, PullRecord(head=first, job_id="mmr-000000000000", findings=[]))
         write_files(repo, args.lines, 2, range(1))  # the follow-up push: 1 of the 20 files
         push(repo, gh_dir)
         full, incremental = prompt_bytes(repo, full=True), prompt_bytes(repo, full=False)
