@@ -31,6 +31,8 @@ PROBE_TIMEOUT = 5.0
 READ_TIMEOUT = 10.0
 DIFF_TIMEOUT = 120.0
 
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_PR_URL = re.compile(r"https://[^/]+/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/\d+")
 _SAFE_REF = re.compile(r"[A-Za-z0-9._/~^-]+")
 # User settings that would change which paths a pathspec selects or how the diff looks.
 _SCRUBBED_VARS = (
@@ -217,6 +219,21 @@ def merge_base(first: str, second: str, cwd: Path) -> str:
     return _text(out).strip()
 
 
+def is_ancestor(old: str, new: str, cwd: Path) -> bool:
+    """Whether commit ``old`` is in the history of ``new`` (both must exist)."""
+    try:
+        _git(["merge-base", "--is-ancestor", "--end-of-options", old, new], cwd)
+    except GitError:  # exit 1: not an ancestor
+        return False
+    return True
+
+
+def line_changes(old: str, new: str, cwd: Path) -> str:
+    """``git diff -U0 old new``: which lines of each file changed between two commits."""
+    args = ["diff", "-U0", "--no-renames", *_DIFF_OPTIONS, "--end-of-options", old, new]
+    return _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
+
+
 def remote_default_branch(cwd: Path, remote: str = "origin") -> str | None:
     """``<remote>/<name>`` that ``refs/remotes/<remote>/HEAD`` points at, or None."""
     try:
@@ -275,7 +292,8 @@ def _top_pathspecs(magic: str, patterns: Sequence[str]) -> list[str]:
     return [f":({magic}){pattern}" for pattern in patterns]
 
 
-def diff(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = ()) -> str:
+def diff(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = (),
+         only: Sequence[str] = ()) -> str:
     """The patch for ``scope``, leaving out paths matching the ``exclude`` pathspecs.
 
     git calls a file binary when its attributes say so (``-diff``, ``binary``, a driver's
@@ -285,7 +303,7 @@ def diff(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = ()) -> str:
     without attributes, and then the section stays as git printed it.
     """
     args = ["diff", *_DIFF_OPTIONS, *scope.revision_args(), "--",
-            *_top_pathspecs("top,exclude", exclude)]
+            *_top_pathspecs("top,literal", only), *_top_pathspecs("top,exclude", exclude)]
     patch = _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
     if not _BINARY_SECTION.search(patch):
         return patch
@@ -454,6 +472,21 @@ def pr_base_branch(number: int, cwd: Path) -> str:
     if not isinstance(name, str) or not name.strip():
         raise GitError(f"gh pr view {number} returned no base branch")
     return name.strip()
+
+
+def pr_head(number: int, cwd: Path) -> tuple[str, str]:
+    """The head commit of pull request ``number`` and its repository, ``owner/name``."""
+    out = _run("gh", ["pr", "view", str(number), "--json", "headRefOid,url"], cwd,
+               timeout=READ_TIMEOUT, needed_for="for --pr", label=f"gh pr view {number}",
+               fix=_GH_FIX)
+    try:
+        view = json.loads(out)
+        head, match = view["headRefOid"], _PR_URL.fullmatch(view["url"])
+    except (ValueError, TypeError, KeyError):
+        head = match = None
+    if not isinstance(head, str) or not _SHA.fullmatch(head) or match is None:
+        raise GitError(f"gh pr view {number} returned no head commit and pull request url")
+    return head, match.group(1)
 
 
 _GH_API_FIX = ("; check `gh auth status` (in GitHub Actions: GH_TOKEN and the job's "

@@ -125,6 +125,8 @@ class ReconciledFinding(_Model):
     #: Each channel's finding merged here, in visiting order (calibrated grouping only:
     #: ``reference`` writes what MMR 4.0.1 writes).
     members: list[FindingMember] | None = None
+    #: mmr addition, on a ``--pr`` review: the finding since the last review.
+    state: Literal["new", "open", "fixed"] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", exclude_none=True)
@@ -226,7 +228,20 @@ class Coverage(_Model):
     summarised_files: list[str] | None = None  #: generated files named, not sent
 
 
-_FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})
+_FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings",
+                            "fixed_findings"})
+
+
+class PullRequestInfo(_Model):
+    """Which pull request a ``--pr`` review covered, and how much of it was reviewed."""
+
+    number: int
+    repository: str
+    head: str
+    review: Literal["incremental", "full"]
+    #: The head of the last review, when there was one.
+    since: str | None = None
+    why: str
 
 
 class GatedAck(_Model):
@@ -270,6 +285,10 @@ class ReconciledResults(_Model):
     coverage: Coverage | None = None
     #: mmr addition: on the ratification-gate document only.
     ratification: Ratification | None = None
+    #: mmr additions, on a ``--pr`` review: the pull request, and what its last review
+    #: reported that is gone now.
+    pull_request: PullRequestInfo | None = None
+    fixed_findings: list[ReconciledFinding] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}

@@ -327,7 +327,8 @@ def _install_gh(root: Path, bin_dir: Path, repo: GitRepo, patch: pytest.MonkeyPa
     pr = install_fake_gh(root / "gh-pr", patch)
     api = install_fake_gh_api(root / "gh-api", patch)
     pr.set_diff(repo.git("diff", "main...feature"))
-    pr.set_view(json.dumps({"baseRefName": "main"}))
+    pr.set_view(json.dumps({"baseRefName": "main", "url": "https://github.com/acme/app/pull/123",
+                            "headRefOid": repo.git("rev-parse", "feature").strip()}))
     gh = bin_dir / "gh"
     gh.write_text('#!/bin/sh\nif [ "$1" = api ]; then exec "{api}" "$@"; fi\nexec "{pr}" "$@"\n'
                   .format(api=api.directory / "gh", pr=pr.bin_dir / "gh"))

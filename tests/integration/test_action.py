@@ -97,9 +97,9 @@ def test_blocked_pull_request_annotates_uploads_sarif_and_fails(runner, fake_cli
     step = by_name(steps)
     assert [s.name for s in steps] == [
         "Set up Python for mmr", "Install mmr", "Hash the diff for the review cache",
-        "Restore and save the review cache", "Review the pull request",
-        "Post the sticky pull-request comment", "Upload findings to code scanning",
-        "Gate on the verdict"]
+        "Restore and save the review cache", "Restore and save the pull request's last review",
+        "Review the pull request", "Post the sticky pull-request comment",
+        "Upload findings to code scanning", "Gate on the verdict"]
     assert step["Post the sticky pull-request comment"].skipped  # comment: off by default
     # The review cache is persisted, keyed by the diff: the same change hashes the same.
     key = step["Hash the diff for the review cache"].outputs["key"]
@@ -238,6 +238,42 @@ def test_sticky_comment_is_posted_then_updated_with_the_fake_gh(runner, fake_cli
     [comment] = gh.comments()
     assert "PASSED" in comment["body"] and "### Resolved since the last run" in comment["body"]
     assert by_name(steps)["Gate on the verdict"].code == 0
+
+
+def test_incremental_reviews_the_pull_request_from_its_last_review(
+        runner, fake_cli, tmp_path, monkeypatch, pull_request):
+    from tests.integration.git_repo_builder import install_fake_gh
+
+    (tmp_path / "gh").mkdir()
+    gh = install_fake_gh(tmp_path / "gh", monkeypatch)
+
+    def push() -> dict[str, str]:
+        head = pull_request.git("rev-parse", "HEAD").strip()
+        gh.set_diff(pull_request.git("diff", "main...feature"))
+        gh.set_view(json.dumps({"headRefOid": head, "url": "https://github.com/acme/app/pull/47"}))
+        return {**PULL_REQUEST_EVENT, "event.pull_request.head.sha": head}
+
+    two_reviewers(fake_cli, reply(finding()), reply(finding()))
+    event = push()
+    steps, _ = runner({"incremental": "true", "format": "json"}, github=event)
+    cache = by_name(steps)["Restore and save the pull request's last review"]
+    head = event["event.pull_request.head.sha"]
+    assert cache.with_ == {"path": "~/.mmr/pulls", "key": f"mmr-pull-47-{head}",
+                           "restore-keys": "mmr-pull-47-"}
+    first = json.loads(by_name(steps)["Review the pull request"].stdout)
+    assert (first["verdict"], first["pull_request"]["review"]) == ("blocked", "full")
+    assert ["pr", "diff", "47", "--color", "never"] in gh.calls()
+
+    pull_request.commit({"README.md": "notes\n"})
+    rev1, _ = two_reviewers(fake_cli, CLEAN, CLEAN)
+    steps, _ = runner({"incremental": "true", "format": "json"}, github=push())
+    second = json.loads(by_name(steps)["Review the pull request"].stdout)
+    assert second["pull_request"]["review"] == "incremental"
+    assert "+notes" in rev1.last_call()["stdin"]
+    assert "range(n + 1)" not in rev1.last_call()["stdin"]
+    # The off-by-one of the first push is carried: its lines are untouched, and it blocks.
+    assert [f["state"] for f in second["reconciled_findings"]] == ["open"]
+    assert by_name(steps)["Gate on the verdict"].code == 2
 
 
 def test_a_fork_pull_request_skips_the_comment_with_a_notice(runner, fake_cli, tmp_path,

@@ -24,7 +24,10 @@ def review(
     diff: Annotated[str | None, typer.Option(
         "--diff", help="Review this diff file; - reads standard input.")] = None,
     pr: Annotated[int | None, typer.Option(
-        "--pr", help="Review pull request N (gh pr diff).")] = None,
+        "--pr", help="Review pull request N (gh pr diff); after its first review, only "
+                     "what changed since the last one.")] = None,
+    full: Annotated[bool, typer.Option(
+        "--full", help="With --pr: review the whole pull request again.")] = False,
     staged: Annotated[bool, typer.Option(
         "--staged", help="Review staged changes (git diff --cached).")] = False,
     base: Annotated[str | None, typer.Option(
@@ -83,7 +86,7 @@ def review(
     from mmr.review.request import check_request
 
     request = ReviewRequest(
-        diff=diff, pr=pr, staged=staged, base=base, head=head, focus=focus,
+        diff=diff, pr=pr, full=full, staged=staged, base=base, head=head, focus=focus,
         fix_threshold=fix_threshold, channels=None if channels is None else tuple(channels),
         timeout=timeout, template=template, max_diff_lines=max_diff_lines, format=fmt,
         sync=sync, dry_run=dry_run, compensate_missing=compensate_missing, quiet=quiet,

@@ -118,6 +118,24 @@ def off_diff_gated(results: ReconciledResults) -> bool:
     return results.outside_diff_gate == "block"
 
 
+#: The heading of the last review's findings that are gone, their lines changed.
+FIXED_TITLE = "Fixed since last review"
+
+
+def pull_line(results: ReconciledResults) -> str | None:
+    """``Pull request: #7 at <head>, incremental review since <old> (why)``."""
+    pr = results.pull_request
+    if pr is None:
+        return None
+    since = f" since {pr.since[:12]}" if pr.review == "incremental" and pr.since else ""
+    return f"Pull request: #{pr.number} at {pr.head[:12]}, {pr.review} review{since} ({pr.why})"
+
+
+def state_tag(finding: ReconciledFinding) -> str:
+    """`` [new]``/`` [open]`` on a ``--pr`` review's finding, else nothing."""
+    return f" [{finding.state}]" if finding.state else ""
+
+
 def gate_line(results: ReconciledResults) -> str:
     """What the threshold gates, in the words of the one severity scale."""
 

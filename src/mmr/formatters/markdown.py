@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from mmr.formatters.labels import (
+    FIXED_TITLE,
     PLACE_NOTES,
     PLACE_TITLES,
     agreeing,
@@ -22,6 +23,8 @@ from mmr.formatters.labels import (
     off_diff_groups,
     other_wordings,
     proposal_parts,
+    pull_line,
+    state_tag,
     telemetry_parts,
     verdict_label,
     wording_line,
@@ -58,6 +61,11 @@ def render_markdown(results: ReconciledResults) -> str:
                   f"_{PLACE_NOTES[place]}_", "", TABLE_HEADER, TABLE_RULE]
         lines += [_finding_row(finding) for finding in findings]
         lines.append("")
+    if results.fixed_findings:
+        lines += [f"### {FIXED_TITLE} ({len(results.fixed_findings)})", ""]
+        lines += [f"- {escape_cell(f.severity)} {escape_cell(f.location)} — "
+                  f"{escape_cell(f.description)}" for f in results.fixed_findings]
+        lines.append("")
     lines += ["### Channels", ""]
     lines += [_channel_bullet(name, ch) for name, ch in results.per_channel.items()]
     return "\n".join(lines)
@@ -85,6 +93,8 @@ def _honesty_lines(results: ReconciledResults) -> list[str]:
     if results.per_channel:
         lines.append(f"**Reviewers:** {counts_phrase(results)}  ")
     lines.append(f"**{gate_line(results).replace(': ', ':** ', 1)}  ")
+    if (pull := pull_line(results)) is not None:
+        lines.append(f"**{escape_cell(pull).replace(': ', ':** ', 1)}  ")
     coverage = coverage_line(results)
     if coverage is not None:
         lines.append(f"**{escape_cell(coverage).replace(': ', ':** ', 1)}")
@@ -112,7 +122,8 @@ def _finding_row(finding: ReconciledFinding) -> str:
         description += (f"<details><summary>other wordings</summary>{others}</details>"
                         if others else "")
     cells = [
-        escape_cell(finding.severity), escape_cell(finding.location), description,
+        escape_cell(finding.severity + state_tag(finding)), escape_cell(finding.location),
+        description,
         escape_cell(finding.suggestion), escape_cell(sources), escape_cell(agreement),
     ]
     return "|" + "|".join(f" {cell} " for cell in cells) + "|"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from mmr.formatters.labels import (
     DEGRADED_STATUSES,
+    FIXED_TITLE,
     PLACE_NOTES,
     PLACE_TITLES,
     agreeing,
@@ -23,6 +24,8 @@ from mmr.formatters.labels import (
     off_diff_groups,
     other_wordings,
     proposal_parts,
+    pull_line,
+    state_tag,
     telemetry_parts,
     verdict_label,
     wording_line,
@@ -59,6 +62,11 @@ def render_text(results: ReconciledResults) -> str:
         lines += [f"{PLACE_TITLES[place]} ({len(findings)}) — {PLACE_NOTES[place]}:", ""]
         for finding in findings:
             lines += _finding_lines(finding)
+    if results.fixed_findings:
+        lines += [f"{FIXED_TITLE} ({len(results.fixed_findings)}):", ""]
+        lines += [f"  [{f.severity}] {f.location} — {f.description}"
+                  for f in results.fixed_findings]
+        lines.append("")
     lines.append("Channels:")
     for name, channel in results.per_channel.items():
         lines += _channel_lines(name, channel)
@@ -86,6 +94,8 @@ def _honesty_lines(results: ReconciledResults) -> list[str]:
     if results.per_channel:
         lines.append(f"Reviewers: {counts_phrase(results)}")
     lines.append(gate_line(results))
+    if (pull := pull_line(results)) is not None:
+        lines.append(pull)
     coverage = coverage_line(results)
     if coverage is not None:
         lines.append(coverage)
@@ -98,7 +108,8 @@ def _trust_line(results: ReconciledResults) -> str:
 
 
 def _finding_lines(finding: ReconciledFinding) -> list[str]:
-    lines = [f"  [{finding.severity}] {finding.location}", f"    {finding.description}"]
+    lines = [f"  [{finding.severity}]{state_tag(finding)} {finding.location}",
+             f"    {finding.description}"]
     if finding.suggestion:
         lines.append(f"    Suggestion: {finding.suggestion}")
     lines.append(f"    Sources: {', '.join(finding.sources)} ({finding.agreement})")

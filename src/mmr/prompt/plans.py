@@ -73,12 +73,16 @@ class PromptParts:
     focus: str | None = None
     #: The review has a workspace: a channel that runs in it is told so.
     workspace: bool = False
+    #: The ``## Incremental Review`` section of a follow-up ``--pr`` review.
+    incremental: str | None = None
 
     #: Generated, vendored and lock files: named in every prompt, never sent.
     generated: tuple[GeneratedFile, ...] = ()
 
     def assemble(self, diff: str, notes: Sequence[str] = ()) -> str:
         """The unwrapped prompt for ``diff`` (ch. 05 §2.6)."""
+        if self.incremental:  # a follow-up review of a pull request: what the diff leaves out
+            notes = (self.incremental, *notes)
         return assemble_prompt(diff, review_criteria=self.review_criteria,
                                template_criteria=self.template_criteria, focus=self.focus,
                                notes=notes)

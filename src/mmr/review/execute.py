@@ -28,6 +28,7 @@ from mmr.dispatch.workspace import export_workspace, uses_workspace
 from mmr.errors import MmrError
 from mmr.formatters.json import dumps
 from mmr.review.compensate import plan_compensation, run_compensation
+from mmr.review.incremental import record_pull_review
 from mmr.review.launch import start_worker
 from mmr.review.preflight import GateResult, no_channel_passed_message
 from mmr.review.results import (
@@ -48,6 +49,7 @@ from mmr.review.voices import channel_voices
 from mmr.store.held import holding
 from mmr.store.jobs import JobStore
 from mmr.store.layout import COMPENSATING_PREFIX
+from mmr.store.pulls import PULL_STATE, write_stored
 from mmr.store.records import JobRecord, ReviewControls, derive_job_status
 from mmr.store.sessions import SessionStore, link_review_job
 
@@ -92,6 +94,8 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
     store.write_diff(job_id, setup.prepared.redacted)
     if setup.secret_findings:
         save_secret_findings(store, job_id, setup.secret_findings)
+    if setup.pull is not None:
+        write_stored(store.existing(job_id).root / PULL_STATE, setup.pull)
     return job_id
 
 
@@ -208,6 +212,8 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
             dispatch_job(plan, store, job_id, gate, io)                      # 24, 25
             results = job_results(store, job_id, warn=io.notice)             # 26
             save_results(store, results, warn=io.notice)
+            record_pull_review(store.existing(job_id).root, results,
+                               plan.loaded.defaults.min_completed_channels, io.notice)
     finally:  # the hold wrote its files back on the way out; an interrupted run says so too
         if held is not None:
             held.report(io.notice, store.reported_unsaved)

@@ -26,6 +26,7 @@ from mmr.reconcile.verdict import unreachable_floor_warning
 from mmr.review.dry_run import dry_run_json, dry_run_report
 from mmr.review.execute import run_sync_review, start_review_job
 from mmr.review.gate_report import gate_outcome
+from mmr.review.incremental import plan_pull_review
 from mmr.review.preflight import run_preflight
 from mmr.review.request import ReviewRequest, check_request
 from mmr.review.run import ReviewIO, ReviewOutcome, ReviewSetup, render_document
@@ -91,6 +92,9 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
 
         return gate_outcome(block, trust, loaded, request)
     io.notice(unread_project_files_notice(trust, request.diff_request(), proposed))
+    pull, diff, incremental = (None, diff, None) if diff.pr_number is None else plan_pull_review(
+        diff.pr_number, diff, trust.project_root, full=request.full,
+        diff_exclude=loaded.defaults.diff_exclude)
     check_reviewable(diff, request.max_diff_lines or loaded.defaults.max_diff_lines)
     prepared = PreparedDiff.prepare(diff.text, diff.line_count)
     names = select_channels(loaded.config, request.channels)                 # 13
@@ -103,7 +107,8 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         if trust.trusted_ref else None)
     parts = PromptParts(review_criteria=tuple(loaded.config.review_criteria or ()),
                         template_criteria=template, focus=request.focus,     # 16
-                        workspace=workspace is not None, generated=generated)
+                        workspace=workspace is not None, generated=generated,
+                        incremental=incremental)
     planned = plan_channels(names, loaded, prepared, parts)
     io.notice(redaction_notice(planned, prepared))
     committed = secret_findings(list(prepared.hits)) if loaded.defaults.secret_findings else []
@@ -112,6 +117,7 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         prepared=prepared, planned=tuple(planned), base_prompt=parts.assemble(prepared.redacted),
         max_rounds=budget.max_rounds, secret_findings=tuple(committed),
         excluded_files=diff.excluded_files, workspace=workspace,
+        pull=pull,
     )
 
 

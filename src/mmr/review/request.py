@@ -38,6 +38,7 @@ class ReviewRequest(BaseModel):
     timeout: float | None = None
     template: str | None = None
     max_diff_lines: int | None = None
+    full: bool = False
     # output and mode
     format: OutputFormat | None = None
     sync: bool = False
@@ -107,6 +108,8 @@ def check_request(request: ReviewRequest) -> None:
         raise UsageError("max-rounds must be >= 1")
     if request.pr is not None and request.pr < 1:
         raise UsageError(f"--pr must be a positive pull request number (got {request.pr})")
+    if request.full and request.pr is None:
+        raise UsageError("--full needs --pr: it reviews the whole pull request again")
     if request.timeout is not None and not request.timeout > 0:
         raise UsageError(f"--timeout must be a number of seconds > 0 (got {request.timeout:g})")
     if request.max_diff_lines is not None and request.max_diff_lines < 1:

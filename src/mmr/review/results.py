@@ -27,6 +27,7 @@ from mmr.log import stderr_line
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
 from mmr.parsers import parse_channel_output
 from mmr.reconcile.anchoring import DiffScope
+from mmr.reconcile.carry import carry
 from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
 from mmr.review.channel_results import ChannelFilesView, channel_result
@@ -37,6 +38,7 @@ from mmr.secrets.reply_redaction import redact_channel_result
 from mmr.store.held import report_unsaved
 from mmr.store.job_status import format_elapsed
 from mmr.store.jobs import JobStore
+from mmr.store.pulls import PULL_STATE, PullState, read_stored
 from mmr.store.records import JobRecord, parse_timestamp
 from mmr.vocabulary import DEFAULT_FIX_THRESHOLD, ReconcileRule
 
@@ -79,8 +81,11 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
         {name: entry.compensator for name, entry in job.channels.items()}, job.voices)
     rule = job.reconcile or "reference"
     applier = apply_acks if apply_acks is not None else job_ack_applier(job, warn=warn)
-    reconciled = _apply_acks(reconcile(channel_findings, identities=identities, rule=rule),
-                             applier)
+    reconciled = reconcile(channel_findings, identities=identities, rule=rule)
+    pull = read_stored(PullState, store.existing(job_id).root / PULL_STATE)
+    if pull is not None:  # the last review's findings: carried open, or fixed
+        reconciled, fixed = carry(reconciled, pull.previous, pull.changes)
+    reconciled = _apply_acks(reconciled, applier)
     off_diff = OffDiff(
         outside_diff=_off_diff(outside, identities, rule, applier, "O"),
         unanchored=_off_diff(unanchored, identities, rule, applier, "U"),
@@ -99,7 +104,10 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
         outside_diff_gate=job.outside_diff_findings or "advisory",
         coverage=job_coverage(job, scope, diff or ""),
     )
-    return build_results(per_channel, reconciled, facts, off_diff)
+    results = build_results(per_channel, reconciled, facts, off_diff)
+    if pull is not None:
+        results.pull_request, results.fixed_findings = pull.pull_request, fixed
+    return results
 
 
 def _off_diff(channel_findings: dict[str, list[Finding]], identities: dict[str, str],

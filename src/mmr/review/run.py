@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # annotations only: `mmr results`/`reconcile` import this mod
     from mmr.models import Finding, ReconciledResults
     from mmr.prompt.plans import PlannedChannel, PreparedDiff
     from mmr.review.request import ReviewRequest
+    from mmr.store.pulls import PullState
     from mmr.trust.modes import TrustContext
 
 #: How often a non-terminal display says it still waits (``mmr results`` waits the same way).
@@ -107,6 +108,8 @@ class ReviewSetup:
     excluded_files: tuple[str, ...] = field(default=())
     #: The tree a ``workspace: snapshot`` channel reads; None: no such channel, or no tree.
     workspace: TreeSource | None = None
+    #: A ``--pr`` review: the pull request, and the last review it starts from.
+    pull: PullState | None = None
 
     @property
     def channel_names(self) -> list[str]:

@@ -9,6 +9,7 @@ from mmr.models import (
     Finding,
     FindingMember,
     GatedAck,
+    PullRequestInfo,
     Ratification,
     ReconciledFinding,
     ReconciledResults,
@@ -261,6 +262,26 @@ def off_diff_pass() -> ReconciledResults:
     )
 
 
+def pull_request_followup() -> ReconciledResults:
+    """Issue 29: a follow-up review of a pull request. A P1 of the last push is carried
+    open and still blocks; one finding is gone since, its lines changed."""
+    base = off_diff_pass()
+    for finding in [*(base.outside_diff_findings or ()), *(base.unanchored_findings or ())]:
+        finding.state = "new"
+    carried = blocked_example().reconciled_findings[0].model_copy(update={"state": "open"})
+    fixed = (base.outside_diff_findings or [])[0].model_copy(
+        update={"state": "fixed", "location": "src/ledger.py:9"})
+    return base.model_copy(update={
+        "job_id": "mmr-0000f011ow00", "verdict": "blocked", "approved": False,
+        "summary": "Review blocked — 1 finding(s) at or above P2",
+        "reconciled_findings": [carried], "fixed_findings": [fixed],
+        "pull_request": PullRequestInfo(
+            number=7, repository="acme/widgets", head="b" * 40, review="incremental",
+            since="a" * 40, why=f"the last reviewed head {'a' * 12} is an ancestor of "
+                                f"{'b' * 12}"),
+    })
+
+
 #: Every sample with the stem of its golden files.
 SAMPLES = {
     "results-off-diff": off_diff_pass,
@@ -270,4 +291,5 @@ SAMPLES = {
     "gate": gate_document,
     "gate-ratification": gate_with_ratification,
     "max-rounds": max_rounds_document,
+    "results-pull": pull_request_followup,
 }
