@@ -22,6 +22,7 @@ from mmr.formatters.labels import (
     off_diff_groups,
     other_wordings,
     proposal_parts,
+    run_total_line,
     telemetry_parts,
     verdict_label,
     wording_line,
@@ -60,6 +61,8 @@ def render_markdown(results: ReconciledResults) -> str:
         lines.append("")
     lines += ["### Channels", ""]
     lines += [_channel_bullet(name, ch) for name, ch in results.per_channel.items()]
+    if (total := run_total_line(results)) is not None:
+        lines += ["", f"**{total.replace(': ', ':** ', 1)}"]
     return "\n".join(lines)
 
 

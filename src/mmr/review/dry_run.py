@@ -78,6 +78,9 @@ def channel_entry(result: GateResult, repo_root: Path) -> dict[str, Any]:
         "prompt_delivery": prompt_delivery(result),
         "auth_check": auth_check(result),
         "prompt": plan.prompt if result.passed and plan is not None else None,
+        # A rough figure (about four bytes a token) to weigh a review before paying for it.
+        "estimated_prompt_tokens": (len(plan.prompt.encode()) // 4
+                                    if result.passed and plan is not None else None),
     }
 
 
@@ -93,7 +96,9 @@ def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
     return [f"{result.name}: {verdict}",
             f"  argv: {shown}",
             f"  prompt delivery: {entry['prompt_delivery']}",
-            f"  auth check: {entry['auth_check'] or '(none: only the install check)'}"]
+            f"  auth check: {entry['auth_check'] or '(none: only the install check)'}",
+            *([f"  estimated prompt tokens: {entry['estimated_prompt_tokens']:,}"]
+              if entry["estimated_prompt_tokens"] is not None else [])]
 
 
 def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
