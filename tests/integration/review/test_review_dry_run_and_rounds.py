@@ -166,6 +166,12 @@ def test_dry_run_prints_each_channels_argv_delivery_auth_check_and_verdict(
     result = run_mmr("review", "--dry-run", cwd=repo.root)
     assert result.code == 0
     plan = result.out.split("\n--- Dispatch plan ---\n", 1)[1].splitlines()
+    # Each channel that would dispatch ends with its prompt's estimated size in tokens.
+    at = [n for n, line in enumerate(plan) if line.startswith("  estimated prompt tokens: ")]
+    assert at == [4, 9, 18]
+    estimates = [plan[n] for n in at]
+    assert all(int(line.rsplit(" ", 1)[1].replace(",", "")) > 100 for line in estimates)
+    plan = [line for line in plan if line not in estimates]
     assert plan == [
         "rev1: would dispatch",
         "  argv: rev1 --api-key '<redacted>' -p",
@@ -196,9 +202,10 @@ def test_dry_run_json_has_the_same_plan(repo: GitRepo, channels: None, run_mmr: 
     rev2, locked = document["channels"]
     assert rev2 == {"channel": "rev2", "would_dispatch": True, "status": "ok", "reason": None,
                     "argv": ["rev2"], "prompt_delivery": "stdin", "auth_check": None,
-                    "prompt": rev2["prompt"]}
+                    "prompt": rev2["prompt"],
+                    "estimated_prompt_tokens": len(rev2["prompt"].encode()) // 4}
     assert "## Diff" in rev2["prompt"] or "diff --git" in rev2["prompt"]
     assert locked["would_dispatch"] is False
     assert (locked["status"], locked["reason"]) == ("failed", "<redacted>")
     assert locked["auth_check"] == "sh -c 'exit 4' (fails on exit 4)"
-    assert locked["prompt"] is None
+    assert locked["prompt"] is None and locked["estimated_prompt_tokens"] is None
