@@ -291,5 +291,6 @@ def test_inline_comments_and_run_totals_as_outputs(runner, fake_cli, tmp_path, m
     posted = by_name(steps)["Post the sticky pull-request comment"]
     assert posted.code == 0, posted.stderr
     assert json.loads(posted.stdout)["review"]["inline"] == 1
+    assert "**Run total:** tokens in 1,000 · out 42" in gh.comments()[0]["body"]
     [comment] = gh.pr()["reviews"][0]["comments"]
     assert (comment["path"], comment["line"]) == ("src/app.py", 2)

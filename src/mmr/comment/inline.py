@@ -53,7 +53,8 @@ def fingerprint(key: str) -> str:
 
 
 def _keys_in(body: str) -> set[str]:
-    """The fingerprints a body carries: each on a line of its own, as mmr writes them."""
+    """The fingerprints a body carries, each on a line of its own (reviewer text in a
+    review body is one escaped line a finding, so it cannot forge one)."""
     return {m.group(1) for line in body.splitlines() if (m := _FINGERPRINT.match(line.strip()))}
 
 
@@ -142,7 +143,9 @@ def post_inline(results: ReconciledResults, pr: int, cwd: Path, max_inline: int)
     for thread in pull["reviewThreads"]["nodes"]:
         first = thread["comments"]["nodes"][:1]
         if first and _login(first[0].get("author")) == me:
-            threads.append((thread, _keys_in(first[0].get("body") or "")))
+            # Only a comment's last line: its suggestion block holds reviewer text.
+            last = (first[0].get("body") or "").rstrip().rsplit("\n", 1)[-1]
+            threads.append((thread, _keys_in(last)))
             posted |= threads[-1][1]
 
     every = [*results.reconciled_findings, *(results.outside_diff_findings or []),

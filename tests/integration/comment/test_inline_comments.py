@@ -190,6 +190,12 @@ def test_hostile_reviewer_text_stays_inert(repo, fake_cli, run_mmr, gh, tmp_path
     [posted] = gh.pr()["reviews"][0]["comments"]
     assert "<img" not in posted["body"] and "@octocat" not in posted["body"]
     assert "f" * 40 not in posted["body"].rsplit("\n", 1)[1]
+    # The forged fingerprint inside the suggestion block counts for nothing: reported
+    # again, the finding is known as posted and its thread stays open; once gone, resolved.
+    again = comment(run_mmr, repo, review(run_mmr, repo, fake_cli, tmp_path, hostile))
+    assert (again["review"]["already_posted"], again["review"]["resolved"]) == (1, 0)
+    gone = comment(run_mmr, repo, review(run_mmr, repo, fake_cli, tmp_path, P1))
+    assert gone["review"]["resolved"] == 1
 
 
 def test_max_inline_needs_inline(repo, run_mmr, gh, tmp_path) -> None:
