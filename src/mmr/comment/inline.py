@@ -64,9 +64,16 @@ def _login(author: object) -> str:
     return str(login or "").removesuffix("[bot]")
 
 
+def _json(out: bytes, what: str) -> Any:
+    try:
+        return json.loads(out)
+    except ValueError:
+        raise GitError(f"gh api {what} printed something other than JSON") from None
+
+
 def _graphql(query: str, cwd: Path, **variables: object) -> dict[str, Any]:
-    reply = json.loads(git.gh_api("POST", "graphql", cwd,
-                                  body={"query": query, "variables": variables}))
+    reply = _json(git.gh_api("POST", "graphql", cwd,
+                             body={"query": query, "variables": variables}), "graphql")
     data = reply.get("data") if isinstance(reply, dict) else None
     if not isinstance(data, dict):
         raise GitError("gh api graphql answered without data; check `gh auth status`")
@@ -130,13 +137,15 @@ def _review_body(results: ReconciledResults, in_body: list[ReconciledFinding]) -
 
 def post_inline(results: ReconciledResults, pr: int, cwd: Path, max_inline: int) -> InlineOutcome:
     """Post the findings not posted before as one review; resolve the fixed ones' threads."""
-    head = json.loads(git.gh_api(
+    head = _json(git.gh_api(
         "GET", f"repos/{{owner}}/{{repo}}/pulls/{pr}", cwd,
-        jq="{sha: .head.sha, owner: .base.repo.owner.login, repo: .base.repo.name}"))
+        jq="{sha: .head.sha, owner: .base.repo.owner.login, repo: .base.repo.name}"), "pulls")
     diff_lines = _new_side_lines(git.pr_diff(pr, cwd))
     data = _graphql(_THREADS, cwd, owner=head["owner"], repo=head["repo"], pr=pr)
     me = _login(data.get("viewer"))
-    pull = data["repository"]["pullRequest"]
+    pull = (data.get("repository") or {}).get("pullRequest")
+    if not isinstance(pull, dict):
+        raise GitError(f"gh api graphql found no pull request {pr}; check the number")
     posted = {key for review in pull["reviews"]["nodes"] if _login(review.get("author")) == me
               for key in _keys_in(review.get("body") or "")}
     threads = []  # mmr's own threads, with the findings they are about
@@ -183,7 +192,7 @@ def post_inline(results: ReconciledResults, pr: int, cwd: Path, max_inline: int)
             continue
         _graphql(_RESOLVE, cwd, id=thread["id"])
         resolved += 1
-    return InlineOutcome(review_id, len(comments), len(in_body), len(every) - len(fresh),
+    return InlineOutcome(review_id, len(comments), len(in_body), len(current) - len(fresh),
                          resolved, kept)
 
 
@@ -207,5 +216,5 @@ def _post_review(results: ReconciledResults, pr: int, cwd: Path, sha: str, *,
         comments = []
         reply = git.gh_api("POST", endpoint, cwd, body=review | {
             "body": _review_body(results, in_body), "comments": []})
-    answered = json.loads(reply).get("id")
+    answered = _json(reply, "reviews").get("id")
     return (answered if isinstance(answered, int) else None), comments, in_body
