@@ -51,6 +51,8 @@ class Finding(_Model):
     category: str | None = None
     #: The model's own confidence, from the markdown-findings parser (never keyed).
     reported_confidence: ReportedConfidence | None = None
+    #: Exact new text for the lines ``location`` names (``suggestion`` is free text).
+    replacement: str | None = None
 
 
 class ParsedOutput(_Model):
@@ -113,6 +115,7 @@ class ReconciledFinding(_Model):
     id: str | None = None
     category: str | None = None
     reported_confidence: ReportedConfidence | None = None
+    replacement: str | None = None
     confidence: Confidence
     sources: list[str]
     agreement: Agreement
@@ -192,6 +195,10 @@ class ResultsMetadata(_Model):
     unanchored_count: int | None = None
     ungated_count: int | None = None
     compensating_passes: int | None = None
+    #: mmr additions: the sums of the channels' telemetry, present when one reported it.
+    input_tokens: int | float | None = None
+    output_tokens: int | float | None = None
+    total_cost_usd: int | float | None = None
 
 
 OutsideDiffGate = Literal["advisory", "block"]

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from mmr.store.locking import worker_lock_held
-from tests.fakes.gh_api import install_fake_gh_api
+from tests.fakes.gh_api import FakeGhApi, install_fake_gh_api
 from tests.fakes.plugin import FakeCli, FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo, install_fake_gh
 from tests.integration.http.conftest import FakeServer
@@ -87,6 +87,7 @@ class Sandbox:
         self.values = {}
         self.alpha_calls_at_start = len(self.alpha.calls())
         (self.root / "gh-api" / "fake-gh-api" / "comments.json").unlink(missing_ok=True)
+        FakeGhApi(self.root / "gh-api" / "fake-gh-api").model_pr(self.repo, "main", "feature")
         STATES[state](self)
 
     def run(self, command: str) -> Run:

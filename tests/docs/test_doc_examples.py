@@ -179,6 +179,8 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
         Case(0, says=(EXPLORE_ANSWER,)),
     "README.md: mmr critique design.md": Case(0, says=("CRITIQUE · design.md",)),
     "README.md: mmr comment --pr 123 --job <job-id>": Case(0, says=('"action": "created"',)),
+    "README.md: mmr comment --pr 123 --job <job-id> --inline":
+        Case(0, says=('"action": "created"', '"already_posted": 0')),
     "docs/completion.md: _MMR_COMPLETE=source_bash mmr > ~/.mmr-complete.bash":
         Case(0, check=completes_review),
     "docs/critique.md: mmr critique docs/design.md": Case(0, says=("CRITIQUE ·",)),
@@ -190,6 +192,8 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
         Case(0, says=("CRITIQUE ·",)),
     "docs/github-action.md: mmr comment --pr <number> --results <the review's JSON document>":
         Case(0, says=('"action": "created"',)),
+    "docs/github-action.md: mmr comment --pr <number> --results <the review's JSON document> "
+    "--inline": Case(0, says=('"action": "created"', '"already_posted": 0')),
     "docs/recipes/linter.md: mmr config test": Case(0, "lint-recipe", check=probed("lint")),
     "docs/recipes/linter.md: mmr review --channels lint --sync --format text": (
         Case(3, "lint-recipe", says=("F401",)),

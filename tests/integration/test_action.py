@@ -302,3 +302,31 @@ def test_a_comment_that_cannot_be_posted_does_not_change_the_verdict(runner, fak
     assert posted.code == 0
     assert "::warning title=mmr::The sticky comment could not be posted" in posted.stdout
     assert by_name(steps)["Gate on the verdict"].code == 0
+
+
+def test_inline_comments_and_run_totals_as_outputs(runner, fake_cli, tmp_path, monkeypatch,
+                                                   pull_request):
+    from tests.fakes.gh_api import install_fake_gh_api
+
+    gh = install_fake_gh_api(tmp_path, monkeypatch)
+    gh.model_pr(pull_request.root, "main", "feature")
+    answer = json.dumps(reply(finding()))
+    fake_cli("rev1", stdout={"result": answer, "usage": {"input_tokens": 900,
+                                                         "output_tokens": 40}})
+    fake_cli("rev2", stdout={"result": answer, "usage": {"input_tokens": 100,
+                                                         "output_tokens": 2}})
+    usage = {"output_parser": {"kind": "unwrap-jsonpath", "wrap": "$.result"},
+             "telemetry": {"input_tokens": "$.usage.input_tokens",
+                           "output_tokens": "$.usage.output_tokens"}}
+    write_user_config({"rev1": {"command": "rev1", **usage},
+                       "rev2": {"command": "rev2", "flags": ["-2"], **usage}})
+    steps, _ = runner({"comment": "inline", "max-inline": "5"}, github=PULL_REQUEST_EVENT)
+    review = by_name(steps)["Review the pull request"]
+    assert (review.outputs["input_tokens"], review.outputs["output_tokens"],
+            review.outputs["total_cost_usd"]) == ("1000", "42", "")
+    posted = by_name(steps)["Post the sticky pull-request comment"]
+    assert posted.code == 0, posted.stderr
+    assert json.loads(posted.stdout)["review"]["inline"] == 1
+    assert "**Run total:** tokens in 1,000 · out 42" in gh.comments()[0]["body"]
+    [comment] = gh.pr()["reviews"][0]["comments"]
+    assert (comment["path"], comment["line"]) == ("src/app.py", 2)

@@ -39,10 +39,11 @@ def finding_summary(severity: str, location: str, description: str) -> str:
     if len(words) > _SUMMARY_WIDTH:
         words = words[: _SUMMARY_WIDTH - 1].rstrip() + "…"
     place = _SPACE.sub(" ", location).replace("`", "'")
-    return f"{severity} `{place}` — {_inline(words)}"
+    return f"{severity} `{place}` — {inert(words)}"
 
 
-def _inline(text: str) -> str:
+def inert(text: str) -> str:
+    """Reviewer text made safe inside markdown."""
     # No HTML, no @mentions or #references that would ping people or link issues.
     escaped = html.escape(text, quote=False).replace("@", "@\u200b").replace("#", "#\u200b")
     return re.sub(r"([\\`*_\[\]|~])", r"\\\1", escaped)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mmr.models import COMPENSATING_PREFIX
+from mmr.models import COMPENSATING_PREFIX, Telemetry
 from mmr.secrets.redact import redact_text
 from mmr.severity import threshold_meaning
 
@@ -15,7 +15,6 @@ if TYPE_CHECKING:
         FindingMember,
         ReconciledFinding,
         ReconciledResults,
-        Telemetry,
     )
 
 #: Channel statuses that mean "this reviewer did not report".
@@ -89,6 +88,15 @@ def telemetry_parts(telemetry: Telemetry | None) -> list[str]:
     if telemetry.turns is not None:
         parts.append(f"turns {_count(telemetry.turns)}")
     return parts
+
+
+def run_total_line(results: ReconciledResults) -> str | None:
+    """``Run total: 1,234 tokens in · 56 out · $0.0123``; None when no channel reported."""
+    meta = results.metadata
+    parts = telemetry_parts(Telemetry(input_tokens=meta.input_tokens,
+                                      output_tokens=meta.output_tokens,
+                                      cost_usd=meta.total_cost_usd))
+    return "Run total: " + " · ".join(parts) if parts else None
 
 
 def _count(value: float) -> str:

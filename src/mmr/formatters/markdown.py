@@ -25,6 +25,7 @@ from mmr.formatters.labels import (
     proposal_parts,
     pull_line,
     state_tag,
+    run_total_line,
     telemetry_parts,
     verdict_label,
     wording_line,
@@ -68,6 +69,8 @@ def render_markdown(results: ReconciledResults) -> str:
         lines.append("")
     lines += ["### Channels", ""]
     lines += [_channel_bullet(name, ch) for name, ch in results.per_channel.items()]
+    if (total := run_total_line(results)) is not None:
+        lines += ["", f"**{total.replace(': ', ':** ', 1)}"]
     return "\n".join(lines)
 
 

@@ -26,6 +26,7 @@ from mmr.formatters.labels import (
     proposal_parts,
     pull_line,
     state_tag,
+    run_total_line,
     telemetry_parts,
     verdict_label,
     wording_line,
@@ -70,6 +71,8 @@ def render_text(results: ReconciledResults) -> str:
     lines.append("Channels:")
     for name, channel in results.per_channel.items():
         lines += _channel_lines(name, channel)
+    if (total := run_total_line(results)) is not None:
+        lines.append(total)
     if any(ch.status in DEGRADED_STATUSES for ch in results.per_channel.values()):
         lines += ["", DOCTOR_HINT]
     return "\n".join(lines)

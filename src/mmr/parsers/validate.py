@@ -73,7 +73,8 @@ def _as_text(value: Any) -> str:
 
 
 def _optional_strings(record: dict[str, Any]) -> dict[str, str]:
-    return {key: record[key] for key in ("id", "category") if isinstance(record.get(key), str)}
+    return {key: record[key] for key in ("id", "category", "replacement")
+            if isinstance(record.get(key), str)}
 
 
 def lenient_finding(item: Any) -> Finding:

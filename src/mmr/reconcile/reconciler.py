@@ -67,6 +67,7 @@ def _merge(group: Group, identities: Mapping[str, str],
         "id": finding.id or None,  # an empty id is backfilled like a missing one
         "category": finding.category,
         "reported_confidence": finding.reported_confidence,
+        "replacement": finding.replacement,
         "members": [
             FindingMember(channel=m.source, severity=m.finding.severity, location=m.location,
                           description=m.finding.description, suggestion=m.finding.suggestion,

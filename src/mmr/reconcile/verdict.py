@@ -213,6 +213,17 @@ def _unreviewed(decision: Decision, coverage: Coverage | None) -> Decision:
     return Decision("degraded-pass", f"{prefix}{said})", decision.blocking)
 
 
+def _total(per_channel: Mapping[str, ChannelResult], figure: str) -> int | float | None:
+    """The run's sum of one telemetry figure; None when no channel reported it."""
+    values = [getattr(r.telemetry, figure) for r in per_channel.values() if r.telemetry]
+    reported = [v for v in values if v is not None]
+    if not reported:
+        return None
+    total = sum(reported)
+    # Dollar figures summed as floats pick up noise digits (0.1 + 0.2).
+    return round(total, 6) if isinstance(total, float) else total
+
+
 def build_results(
     per_channel: Mapping[str, ChannelResult],
     findings: Sequence[ReconciledFinding],
@@ -247,6 +258,9 @@ def build_results(
         unanchored_count=len(off.unanchored) or None,
         ungated_count=ungated or None,
         compensating_passes=compensating or None,
+        input_tokens=_total(per_channel, "input_tokens"),
+        output_tokens=_total(per_channel, "output_tokens"),
+        total_cost_usd=_total(per_channel, "cost_usd"),
     )
     in_diff_blocking = blocking_count(findings, job.fix_threshold)
     has_off = bool(off.outside_diff or off.unanchored)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from mmr.models import ChannelResult, Finding
 from mmr.secrets.credentials import redact_credentials
 
-_FINDING_FIELDS = ("location", "description", "suggestion")
+_FINDING_FIELDS = ("location", "description", "suggestion", "replacement")
 _RESULT_FIELDS = ("error", "raw_output", "recovery")
 
 
@@ -29,7 +29,8 @@ def _redacted(value: str | None, memo: dict[str, str] | None = None) -> str | No
 
 
 def redact_finding(finding: Finding, memo: dict[str, str] | None = None) -> Finding:
-    """The finding with credentials out of its location, description and suggestion."""
+    """The finding with credentials out of its location, description, suggestion and
+    replacement."""
     update = {name: new for name in _FINDING_FIELDS
               if (new := _redacted(getattr(finding, name), memo)) != getattr(finding, name)}
     return finding.model_copy(update=update) if update else finding

@@ -99,8 +99,9 @@ def degraded_everything() -> ReconciledResults:
             ReconciledFinding(
                 severity="P2", location="src/a|b.py:3", id="M-7", category="style",
                 description="Table | breaks\nacross lines\nand «ünïcode» —",
-                suggestion="", reported_confidence="suspected", confidence="medium",
-                sources=["minimax", "compensating-grok"], agreement="majority",
+                suggestion="", reported_confidence="suspected", replacement="x = 1\n",
+                confidence="medium", sources=["minimax", "compensating-grok"],
+                agreement="majority",
                 finding_key="0f" * 20, description_shingle=["table", "able "],
                 acknowledged=True, ack_match="fuzzy",
                 members=[
@@ -131,7 +132,7 @@ def degraded_everything() -> ReconciledResults:
                 status="completed", elapsed="12.0s", attempts=2, raw_output="{…}",
                 findings=[Finding(severity="P2", location="src/a|b.py:3", id="M-7",
                                   category="style", description="Table | breaks",
-                                  reported_confidence="suspected")],
+                                  reported_confidence="suspected", replacement="x = 1\n")],
                 telemetry=Telemetry(input_tokens=123456, output_tokens=789,
                                     context_window=204800, cost_usd=0.01234, turns=3),
                 cached=True, cached_from="mmr-00000000000a",
@@ -157,7 +158,8 @@ def degraded_everything() -> ReconciledResults:
         },
         metadata=ResultsMetadata(channels_dispatched=6, channels_completed=2,
                                  channels_partial=1, total_elapsed="12.0s",
-                                 channels_independent=2),
+                                 channels_independent=2, input_tokens=123456,
+                                 output_tokens=831, total_cost_usd=0.01234),
         trust_mode="base-ref",
         proposed_acks=[".mmr/acks/a.json", ".mmr/acks/b.json"],
         proposed_config_change=True,
@@ -205,9 +207,11 @@ def off_diff_pass() -> ReconciledResults:
     apart and not gated; one channel failed and was compensated."""
     outside = Finding(severity="P0", location="src/ledger.py:3",
                       description="Callers of total() now divide by zero", suggestion="Guard",
-                      id="R-1", category="correctness", reported_confidence="confirmed")
+                      id="R-1", category="correctness", reported_confidence="confirmed",
+                      replacement="    return total / max(count, 1)\n")
     lost = Finding(severity="P1", location="README.md § Install", description="Stale steps",
-                   id="R-2", category="docs", reported_confidence="suspected")
+                   id="R-2", category="docs", reported_confidence="suspected",
+                   replacement="pip install mmr\n")
     return ReconciledResults(
         job_id="mmr-0ff0d1ff0000",
         verdict="pass",
@@ -270,7 +274,7 @@ def pull_request_followup() -> ReconciledResults:
         finding.state = "new"
     carried = blocked_example().reconciled_findings[0].model_copy(update={"state": "open"})
     fixed = (base.outside_diff_findings or [])[0].model_copy(
-        update={"state": "fixed", "location": "src/ledger.py:9"})
+        update={"state": "fixed", "location": "src/ledger.py:9", "replacement": "x = 2\n"})
     return base.model_copy(update={
         "job_id": "mmr-0000f011ow00", "verdict": "blocked", "approved": False,
         "summary": "Review blocked — 1 finding(s) at or above P2",
