@@ -119,7 +119,7 @@ def _project_layer(project_root: Path, project_source: ProjectSource | None,
     if project_source is None:
         return None
     if isinstance(project_source, ProjectText):
-        return _text_layer("project", project_source.text, project_source.label, None, warn)
+        return _text_layer("project", project_source.text, project_source.origin, None, warn)
     return _file_layer("project", project_config_path(project_root), warn)
 
 

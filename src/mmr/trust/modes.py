@@ -16,16 +16,13 @@ from pathlib import Path
 from typing import Literal
 
 from mmr import git
+from mmr.config.loaded import ProjectText
 from mmr.diff.inputs import DiffRequest
 from mmr.diff.proposed import ProposedChanges
 from mmr.errors import GitError
 from mmr.models import TrustMode
 from mmr.trust.branch import NO_DEFAULT_BRANCH, branch_drift, has_project_files
-from mmr.trust.trusted_files import (
-    ProjectConfigText,
-    read_project_config_at_ref,
-    read_project_config_in_work_tree,
-)
+from mmr.trust.trusted_files import read_project_config_at_ref, read_project_config_in_work_tree
 
 AckSource = Literal["working-tree", "base-ref", "none"]
 PrBaseResolver = Callable[[int, Path], str]
@@ -147,7 +144,7 @@ class TrustContext:
     trusted_ref: str | None
     project_root: Path
     flags: TrustFlags
-    project_config: ProjectConfigText | None
+    project_config: ProjectText | None
     load_project_config: bool
     project_acks_source: AckSource
     warnings: tuple[str, ...]
@@ -206,7 +203,7 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
     elif flags.accept_new_acks and found.mode != "base-ref":
         warnings.append(ACCEPT_ACKS_WARNING + suffix)  # MMR 4.0.1 is silent here
 
-    config: ProjectConfigText | None = None
+    config: ProjectText | None = None
     if flags.trust_project_config:
         config, problem = read_project_config_in_work_tree(root)
         warnings.extend([problem] if problem else [])
