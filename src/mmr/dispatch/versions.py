@@ -61,12 +61,6 @@ async def token_version(token: str) -> str | None:
     return None
 
 
-async def cli_version_async(channel: Channel) -> str | None:
-    """The version line of ``channel``'s CLI; None for HTTP, missing or failing CLIs."""
-    token = version_token(channel)
-    return None if token is None else await token_version(token)
-
-
 async def cli_versions_async(channels: Mapping[str, Channel], *,
                              cached: bool = False) -> dict[str, str]:
     """``{channel: version}`` for every channel that has one, probed concurrently.
@@ -97,11 +91,6 @@ async def cli_versions_async(channels: Mapping[str, Channel], *,
         await anyio.to_thread.run_sync(version_cache.save, known, fresh)
     return {name: version for name, token in tokens.items()
             if token is not None and (version := found.get(token)) is not None}
-
-
-def cli_versions(channels: Mapping[str, Channel]) -> dict[str, str]:
-    """:func:`cli_versions_async` with its own event loop."""
-    return anyio.run(cli_versions_async, channels)
 
 
 def record_cli_versions(store: JobStore, job_id: str, versions: Mapping[str, str]) -> None:
