@@ -189,7 +189,6 @@ def _default(field: FieldInfo) -> str:
 
 def render() -> str:
     """The whole of ``docs/config.md``."""
-
     def table(rows: list[KeyRow], applies: str) -> list[str]:
         lines = [f"| key | type | default | {applies} | meaning |", "|---|---|---|---|---|"]
         for row in rows:

@@ -215,7 +215,6 @@ async def _mark_running(plan: ChannelPlan, ctx: DispatchContext, attempt: int,
 async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext,
                             attempt: int) -> AttemptResult:
     """One request of an HTTP channel; settles like a subprocess attempt."""
-
     started_at = await _mark_running(plan, ctx, attempt)
     result = await run_http_channel(plan)
     if result.status == "completed" and result.content is not None:

@@ -13,7 +13,6 @@ with stdin closed and stderr discarded; the line it keeps is redacted like recov
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import anyio
 
@@ -25,9 +24,7 @@ from mmr.secrets.redact import redact_text
 from mmr.store.held import write_json
 from mmr.store.job_reader import read_job_json
 from mmr.store.job_writer import job_lock
-
-if TYPE_CHECKING:
-    from mmr.store.jobs import JobStore
+from mmr.store.jobs import JobStore
 
 Channel = SubprocessChannel | HttpChannel
 
@@ -95,7 +92,6 @@ async def cli_versions_async(channels: Mapping[str, Channel], *,
 
 def record_cli_versions(store: JobStore, job_id: str, versions: Mapping[str, str]) -> None:
     """Merge ``versions`` into the job's ``cli_versions`` (``job.json``, under its lock)."""
-
     if not versions:
         return
     paths = store.existing(job_id)

@@ -34,9 +34,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import mmr.secrets
+from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.diff.tree import (
     TreeFile,
     TreeSource,
@@ -56,9 +56,6 @@ from mmr.dispatch.isolation import (
 )
 from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_files import is_sensitive_path
-
-if TYPE_CHECKING:
-    from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 
 #: Directories and files the built-in CLIs load from their working directory as settings,
 #: hooks, plugins, MCP servers, skills or agents (docs/trust.md lists them per CLI).

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mmr.formatters.annotation import (
     GateLevel,
@@ -27,9 +26,7 @@ from mmr.formatters.annotation import (
 from mmr.formatters.labels import PLACE_TITLES, off_diff_gated, off_diff_groups
 from mmr.formatters.sanitize import visible_controls
 from mmr.formatters.text import render_text
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledFinding, ReconciledResults
+from mmr.models import ReconciledFinding, ReconciledResults
 
 #: Annotations of each level GitHub shows for one step; the rest are dropped silently.
 ANNOTATIONS_PER_LEVEL = 10

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mmr.formatters.labels import is_gate_document
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledResults
+from mmr.models import ReconciledResults
 
 _SURROGATES = re.compile("([\ud800-\udbff][\udc00-\udfff])|([\ud800-\udfff])")
 

@@ -11,13 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mmr.formatters.markdown import render_markdown
 from mmr.log import stderr_line
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledFinding, ReconciledResults
+from mmr.models import ReconciledFinding, ReconciledResults
 
 STEP_SUMMARY_VAR = "GITHUB_STEP_SUMMARY"
 #: GitHub's limit for one step's summary file.

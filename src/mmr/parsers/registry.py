@@ -28,7 +28,6 @@ _warned: set[str] = set()
 
 def register_parser(name: str) -> Callable[[ParserT], ParserT]:
     """Decorator: make ``fn`` available as ``output_parser: <name>``."""
-
     def decorate(fn: ParserT) -> ParserT:
         _REGISTRY[name] = fn
         return fn

@@ -101,7 +101,6 @@ def _follows_location_verb(before: str) -> bool:
 
 def _strip_at_locations(segment: str) -> str:
     """Delete ``at N`` only where it names a location."""
-
     def replace(match: re.Match[str]) -> str:
         if _UNIT_AFTER.match(segment[match.end() :]):
             return match.group(0)

@@ -114,7 +114,6 @@ def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
 
 def dry_run_json(results: Sequence[GateResult], repo_root: Path) -> str:
     """``--dry-run --format json``: the same facts as one document."""
-
     return dumps({"dry_run": True,
                   "would_dispatch": [r.name for r in results if r.passed],
                   "channels": [channel_entry(r, repo_root) for r in results]})

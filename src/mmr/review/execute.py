@@ -13,12 +13,13 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from mmr.cache.store import ReviewCache, open_review_cache
 from mmr.config.paths import jobs_dir, mmr_home, sessions_dir
+from mmr.config.schema import CacheConfig
 from mmr.dispatch.auth import gate_update
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
@@ -27,6 +28,7 @@ from mmr.dispatch.versions import record_cli_versions_async
 from mmr.dispatch.workspace import export_workspace, uses_workspace
 from mmr.errors import MmrError
 from mmr.formatters.json import dumps
+from mmr.models import ReconciledResults
 from mmr.review.compensate import plan_compensation, run_compensation
 from mmr.review.launch import start_worker
 from mmr.review.preflight import GateResult, no_channel_passed_message
@@ -50,10 +52,6 @@ from mmr.store.jobs import JobStore
 from mmr.store.layout import COMPENSATING_PREFIX
 from mmr.store.records import JobRecord, ReviewControls, derive_job_status
 from mmr.store.sessions import SessionStore, link_review_job
-
-if TYPE_CHECKING:
-    from mmr.config.schema import CacheConfig
-    from mmr.models import ReconciledResults
 
 
 def wait_budget(setup: ReviewSetup) -> float:

@@ -106,7 +106,6 @@ def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: st
                        wait: bool = False, wait_timeout: float | None = None,
                        terminal: bool = False) -> ReviewOutcome:
     """``mmr reconcile``: add ``--input``'s findings as channel ``channel``, then the verdict."""
-
     job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)  # 1, 2
     name = injected_channel_name(channel, job)             # 3, 4
     parsed = external_findings(source, stdin)              # 5, 6

@@ -75,7 +75,6 @@ class ReviewRequest(BaseModel):
 
     def command_line(self, **changes: Any) -> str:
         """``mmr review`` with this run's flags (and ``changes``), ready to paste."""
-
         request = self.model_copy(update=changes)
         argv = ["mmr", "review"]
         for name, field in type(self).model_fields.items():

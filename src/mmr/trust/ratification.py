@@ -7,12 +7,9 @@ the operator has ratified it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mmr.diff.proposed import ProposedChanges
-
-if TYPE_CHECKING:
-    from mmr.trust.modes import TrustContext
+from mmr.trust.modes import TrustContext
 
 _REASONS = {
     (True, True): "the diff proposes project config (.mmr.yaml) and ack changes",
