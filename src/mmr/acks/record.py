@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict
 
 from mmr.errors import MmrError
 from mmr.fs import dumps_json
-from mmr.reconcile.stable_id import description_shingle, normalize_location, strip_dot_slash
+from mmr.reconcile.normalize import normalize_location, strip_dot_slash
+from mmr.reconcile.stable_id import description_shingle
 from mmr.store.records import iso_timestamp
 
 AckScope = Literal["project", "user"]

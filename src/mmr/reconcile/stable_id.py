@@ -20,25 +20,7 @@ from mmr.reconcile.normalize import (
     normalize_location,
     normalize_suggestion,
     strip_dot_slash,
-    strip_line_span,
 )
-
-__all__ = [
-    "SHINGLE_SIZE",
-    "BatchIdentifier",
-    "KeyedFinding",
-    "StableIdentity",
-    "description_shingle",
-    "finding_key",
-    "identify",
-    "jaccard",
-    "normalize_category",
-    "normalize_description",
-    "normalize_location",
-    "normalize_suggestion",
-    "strip_dot_slash",
-    "strip_line_span",
-]
 
 _MODAL = re.compile(r"\b(?:must|should)\b", re.ASCII)
 SHINGLE_SIZE = 5
