@@ -107,10 +107,8 @@ class ScopeIndex:
         return best
 
 
-def lookup(
-    project: ScopeIndex, user: ScopeIndex, finding_key: str, location: str,
-    shingle: Sequence[str], *, member_keys: Sequence[str] = (),
-) -> AckMatch | None:
+def lookup(project: ScopeIndex, user: ScopeIndex, finding_key: str, location: str,
+           shingle: Sequence[str], *, member_keys: Sequence[str] = ()) -> AckMatch | None:
     """The ack for one finding (``location`` already normalised), or None.
 
     Project shadows user at equal strength; an exact user match beats a fuzzy project one.
@@ -202,15 +200,9 @@ def load_acks(store: AckStore, policy: AckPolicy) -> LoadedAcks:
     return LoadedAcks(project, user, tuple(warnings))
 
 
-def apply_acks(
-    findings: Sequence[ReconciledFinding],
-    store: AckStore,
-    policy: AckPolicy,
-    *,
-    now: datetime | None = None,
-    record_seen: bool = True,
-    warn: WarningSink | None = None,
-) -> list[ReconciledFinding]:
+def apply_acks(findings: Sequence[ReconciledFinding], store: AckStore, policy: AckPolicy, *,
+               now: datetime | None = None, record_seen: bool = True,
+               warn: WarningSink | None = None) -> list[ReconciledFinding]:
     """Stamp ``acknowledged``/``ack_match``/``ack_reason`` on every finding an ack matches.
 
     Fail safe: any unexpected error means "no acks at all" and is logged;

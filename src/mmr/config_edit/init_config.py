@@ -59,8 +59,7 @@ def channel_seeds() -> list[ChannelSeed]:
     return seeds
 
 
-def init_project_config(project_root: Path, *, with_examples: bool,
-                        say: Callable[[str], None],
+def init_project_config(project_root: Path, *, with_examples: bool, say: Callable[[str], None],
                         runtimes: Sequence[LocalRuntime] | None = None) -> Path:
     """Write ``<project root>/.mmr.yaml`` (mode 0600, never over an existing file)."""
     path = project_config_path(project_root).absolute()

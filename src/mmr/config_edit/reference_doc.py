@@ -112,8 +112,7 @@ def _walk(model: type[BaseModel], prefix: str) -> Iterator[KeyRow]:
             yield KeyRow(path, "mapping", _default(field), field.description)
             yield from _walk(nested, path + ".")
         else:
-            yield KeyRow(path, describe_type(field.annotation), _default(field),
-                         field.description)
+            yield KeyRow(path, describe_type(field.annotation), _default(field), field.description)
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:

@@ -145,9 +145,8 @@ def set_value(file: ConfigFile, segments: Sequence[str], value: Any) -> None:
 
 def unset_value(file: ConfigFile, segments: Sequence[str]) -> bool:
     """Remove the key at ``segments``; False when the file or the key does not exist."""
-    return edit_config(
-        file, lambda document: document.delete(file_segments(document, segments)), create=False
-    )
+    return edit_config(file, lambda document: document.delete(file_segments(document, segments)),
+                       create=False)
 
 
 def set_channel_enabled(file: ConfigFile, name: str, enabled: bool) -> None:

@@ -114,9 +114,8 @@ def _session(session_id: str | None,
 
 
 def _plans(names: list[str], loaded: LoadedConfig, *, artifact: Artifact,
-           context: RepoContext | None, request: CritiqueRequest,
-           previous: SessionRound | None, lenses: list[str],
-           io: CritiqueIO) -> tuple[dict[str, ChannelPlan], str]:
+           context: RepoContext | None, request: CritiqueRequest, previous: SessionRound | None,
+           lenses: list[str], io: CritiqueIO) -> tuple[dict[str, ChannelPlan], str]:
     """One plan per channel (its lens, its copy of the text), and the lens-free base prompt."""
     verbatim = PromptParts(artifact.text, request.focus, previous,
                            None if context is None else context.blob)

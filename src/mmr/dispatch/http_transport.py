@@ -87,8 +87,7 @@ def new_http_client(timeout_s: float | None = None) -> httpx.AsyncClient:
 
 
 async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes], ...],
-                   content: bytes | None, timeout_s: float,
-                   read_body: Callable[[int], bool],
+                   content: bytes | None, timeout_s: float, read_body: Callable[[int], bool],
                    client: httpx.AsyncClient | None = None) -> Exchange:
     """Send one request and settle it; a body is read only when ``read_body(status)``.
 

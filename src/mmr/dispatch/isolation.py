@@ -152,14 +152,9 @@ def _link_grok_credentials(directory: Path, home: Path) -> None:
         (target_dir / "auth.json").symlink_to(source)
 
 
-def open_posture(
-    channel_env: Mapping[str, str],
-    cwd: str | None,
-    *,
-    parent_env: Mapping[str, str] | None = None,
-    base_cwd: Path | None = None,
-    tmp_root: Path | None = None,
-) -> Posture:
+def open_posture(channel_env: Mapping[str, str], cwd: str | None, *,
+                 parent_env: Mapping[str, str] | None = None, base_cwd: Path | None = None,
+                 tmp_root: Path | None = None) -> Posture:
     """Resolve one call's env and cwd, creating a neutral directory when asked for.
 
     Without placeholders nothing is created and ``cleanup`` does nothing. The caller owns

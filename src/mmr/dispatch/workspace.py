@@ -265,8 +265,7 @@ def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
             _place(workspace, path, stored, content)
 
 
-def _write_from_disk(workspace: Workspace, repo: Path, path: str,
-                     cache: RedactionCache) -> None:
+def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: RedactionCache) -> None:
     """A working-tree file as it stands, keyed by the blob id its content would have."""
     full = repo / path
     try:

@@ -51,11 +51,8 @@ def escape_property(text: str) -> str:
 
 def workflow_command(level: str, message: str, **properties: str | int | None) -> str:
     """``::level key=value,…::message`` with every part escaped; ``None`` values left out."""
-    props = ",".join(
-        f"{key}={escape_property(str(value))}"
-        for key, value in properties.items()
-        if value is not None
-    )
+    props = ",".join(f"{key}={escape_property(str(value))}" for key,
+                     value in properties.items() if value is not None)
     return f"::{level}{' ' + props if props else ''}::{escape_data(message)}"
 
 
@@ -130,15 +127,10 @@ def _finding_command(annotation: _Annotation) -> str:
     if acknowledged:
         message += f"\n\n{acknowledged}"
     title = f"mmr {finding.severity} · {finding.agreement} · {', '.join(finding.sources)}"
-    return workflow_command(
-        annotation.level,
-        message,
-        file=span.path if span else None,
-        line=span.start_line if span else None,
-        endLine=span.end_line if span else None,
-        col=span.start_column if span else None,
-        title=title,
-    )
+    return workflow_command(annotation.level, message, file=span.path if span else None,
+                            line=span.start_line if span else None,
+                            endLine=span.end_line if span else None,
+                            col=span.start_column if span else None, title=title)
 
 
 def _quoted(report: str) -> list[str]:

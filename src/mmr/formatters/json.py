@@ -18,10 +18,8 @@ _SURROGATES = re.compile("([\ud800-\udbff][\udc00-\udfff])|([\ud800-\udfff])")
 
 #: MMR 4.0.1's key order for the ratification-gate document; mmr's additive keys
 #: (``job_id: null``, ``per_channel: {}``, zeroed ``metadata``) follow it.
-GATE_KEY_ORDER = (
-    "verdict", "fix_threshold", "reconciled_findings", "advisory_count", "approved", "summary",
-    "trust_mode", "proposed_acks", "proposed_config_change",
-)
+GATE_KEY_ORDER = ("verdict", "fix_threshold", "reconciled_findings", "advisory_count", "approved",
+                  "summary", "trust_mode", "proposed_acks", "proposed_config_change")
 
 
 def render_json(results: ReconciledResults) -> str:

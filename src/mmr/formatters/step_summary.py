@@ -71,11 +71,8 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8", "replace"))
 
 
-def append_step_summary(
-    results: ReconciledResults,
-    environ: Mapping[str, str] | None = None,
-    warn: Callable[[str], None] | None = None,
-) -> bool:
+def append_step_summary(results: ReconciledResults, environ: Mapping[str, str] | None = None,
+                        warn: Callable[[str], None] | None = None) -> bool:
     """Append the report to ``$GITHUB_STEP_SUMMARY`` when it names a file.
 
     Returns whether anything was written; a failure goes to ``warn`` (default: stderr).

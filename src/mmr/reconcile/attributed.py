@@ -39,20 +39,13 @@ class Attributed:
     def __post_init__(self) -> None:
         self.location = self.ident.location
         self.grams = self.ident.description_shingle
-        self.signature = (
-            self.ident.normalized_location,
-            self.ident.normalized_category,
-            self.ident.normalized_suggestion,
-        )
+        self.signature = (self.ident.normalized_location, self.ident.normalized_category,
+                          self.ident.normalized_suggestion)
 
     def tie_break(self) -> tuple[CollateKey, CollateKey, CollateKey, CollateKey]:
         """Order among findings with the same key."""
-        return (
-            collate_key(self.source),
-            collate_key(self.location),
-            collate_key(self.finding.description),
-            collate_key(self.finding.suggestion),
-        )
+        return (collate_key(self.source), collate_key(self.location),
+                collate_key(self.finding.description), collate_key(self.finding.suggestion))
 
 
 def attribute(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Attributed]:

@@ -47,12 +47,8 @@ class Group:
         """Sort key of ``best``: same raw location first, then score, key, location."""
         mine, theirs = self.founder.signature, f.signature
         score = (mine[1] == theirs[1]) + (mine[2] == theirs[2])
-        return (
-            f.location not in self.raw_locations,
-            -score,
-            self.founder.ident.finding_key,
-            self.nloc_order,
-        )
+        return (f.location not in self.raw_locations, -score, self.founder.ident.finding_key,
+                self.nloc_order)
 
 
 def _similar(a: frozenset[str], b: tuple[str, ...]) -> bool:

@@ -21,9 +21,8 @@ _UNIT_AFTER = re.compile(
     "|elements?|chars?|characters?|ms|s)\\b)",
     _AI,
 )
-_LOCATION_VERB_END = re.compile(
-    r"\b(?:found|reported|detected|raised|located|declared|defined)\Z", _AI
-)
+_LOCATION_VERB_END = re.compile(r"\b(?:found|reported|detected|raised|located|declared|defined)\Z",
+                                _AI)
 _SEVERITY_PREFIX = re.compile(
     f"\\A[{WS_CLASS}]*(?:p[0-3]|critical|high|medium|low|info)[{WS_CLASS}]*:[{WS_CLASS}]*", _AI
 )

@@ -29,10 +29,8 @@ from mmr.vocabulary import DEFAULT_RECONCILE_RULE, SEVERITY_ORDER, ReconcileRule
 __all__ = ["COMPENSATING_PREFIX", "FUZZY_THRESHOLD", "reconcile"]
 
 
-def _agreement(
-    sources: list[str], severities: set[Severity], severity: Severity,
-    identities: Mapping[str, str],
-) -> tuple[Agreement, Confidence]:
+def _agreement(sources: list[str], severities: set[Severity], severity: Severity,
+               identities: Mapping[str, str]) -> tuple[Agreement, Confidence]:
     """Agreement and confidence of a group's sources, counted by reviewer identity."""
     if len(sources) > 1 and len({identities.get(s, s) for s in sources}) >= 2:
         if len(severities) == 1:
@@ -87,11 +85,8 @@ def _merge(group: Group, identities: Mapping[str, str],
     )
 
 
-def _grouped(
-    channel_findings: Mapping[str, Sequence[Finding]],
-    identities: Mapping[str, str],
-    rule: ReconcileRule,
-) -> list[ReconciledFinding]:
+def _grouped(channel_findings: Mapping[str, Sequence[Finding]], identities: Mapping[str, str],
+             rule: ReconcileRule) -> list[ReconciledFinding]:
     """Attribute, group and merge; every intermediate object is freed on return."""
     findings = attribute(channel_findings)
     if rule == "calibrated":
@@ -102,12 +97,9 @@ def _grouped(
     return [_merge(g, identities) for g in grouper.groups]
 
 
-def reconcile(
-    channel_findings: Mapping[str, Sequence[Finding]],
-    *,
-    identities: Mapping[str, str] | None = None,
-    rule: ReconcileRule = DEFAULT_RECONCILE_RULE,
-) -> list[ReconciledFinding]:
+def reconcile(channel_findings: Mapping[str, Sequence[Finding]], *,
+              identities: Mapping[str, str] | None = None,
+              rule: ReconcileRule = DEFAULT_RECONCILE_RULE) -> list[ReconciledFinding]:
     """Group, merge, order and number the findings of the completed channels.
 
     ``channel_findings`` is in job channel order. ``identities`` maps a channel to the

@@ -27,17 +27,14 @@ def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage
         if files or skipped:
             channels.append(ChannelCoverage(channel=name, excluded_files=files, skipped=skipped))
     excluded_files = list(job.excluded_files or [])
-    return Coverage(
-        files=len(scope.touched) if scope else 0,
-        lines_added=scope.added if scope else 0,
-        lines_removed=scope.removed if scope else 0,
-        diff_lines=diff.count("\n") + (1 if diff and not diff.endswith("\n") else 0),
-        redacted_credentials=len(marker_pattern().findall(diff)),
-        excluded_files=excluded_files,
-        channels=channels,
-        partial=bool(excluded_files or channels),
-        binary_files=binary_files(diff) or None,
-    )
+    return Coverage(files=len(scope.touched) if scope else 0,
+                    lines_added=scope.added if scope else 0,
+                    lines_removed=scope.removed if scope else 0,
+                    diff_lines=diff.count("\n") + (1 if diff and not diff.endswith("\n") else 0),
+                    redacted_credentials=len(marker_pattern().findall(diff)),
+                    excluded_files=excluded_files, channels=channels,
+                    partial=bool(excluded_files or channels),
+                    binary_files=binary_files(diff) or None)
 
 
 def binary_files(diff: str) -> list[str]:

@@ -33,10 +33,8 @@ def channel_argv(result: GateResult, repo_root: Path) -> list[str] | None:
     if isinstance(channel, ReplayChannel):
         return replay_argv(result.name, channel)
     file_mode = channel.prompt_delivery == "prompt-file"
-    values = PlaceholderValues(
-        channel=result.name, repo_root=repo_root, vars=channel.vars or {},
-        prompt_file=Path(PROMPT_FILE_PLACEHOLDER) if file_mode else None,
-    )
+    values = PlaceholderValues(channel=result.name, repo_root=repo_root, vars=channel.vars or {},
+                               prompt_file=Path(PROMPT_FILE_PLACEHOLDER) if file_mode else None)
     try:
         argv = expand_argv(channel.command or "", channel.flags, values=values)
     except ConfigError as exc:

@@ -147,8 +147,7 @@ def _dispatch(job_plan: JobPlan, store: JobStore, job_id: str, plans: list[Chann
               io: ReviewIO, *, workspace: Path | None) -> None:
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
                           parallel=job_plan.loaded.defaults.parallel, on_event=io.progress,
-                          cache=review_cache(job_plan.loaded.defaults.cache),
-                          workspace=workspace)
+                          cache=review_cache(job_plan.loaded.defaults.cache), workspace=workspace)
 
     async def work() -> list[str]:
         versions_recorded = anyio.Event()
@@ -210,8 +209,7 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     return results
 
 
-def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult],
-                    io: ReviewIO) -> ReviewOutcome:
+def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult], io: ReviewIO) -> ReviewOutcome:
     """``--sync``: steps 19–26 in the foreground; exit with the verdict's code."""
     if not any(r.passed for r in gate):
         raise MmrError(no_channel_passed_message(gate))                     # 19
@@ -249,8 +247,7 @@ def gate_wait_budget(setup: ReviewSetup) -> float:
     return 2 * max(timeouts, default=0.0) + 30.0
 
 
-def dispatch_summary(job: JobRecord, setup: ReviewSetup,
-                     not_dispatched: Sequence[dict[str, str]],
+def dispatch_summary(job: JobRecord, setup: ReviewSetup, not_dispatched: Sequence[dict[str, str]],
                      worker_pid: int | None = None) -> dict[str, Any]:
     """The default-mode summary, keys in MMR 4.0.1's order.
 

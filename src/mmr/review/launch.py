@@ -103,8 +103,7 @@ def report_gate(gate_fd: int, not_dispatched: list[dict[str, str]]) -> None:
         os.close(gate_fd)
 
 
-def _send_plan(process: DetachedProcess, payload: bytes, job_id: str,
-               log_path: Path) -> None:
+def _send_plan(process: DetachedProcess, payload: bytes, job_id: str, log_path: Path) -> None:
     stdin = process.stdin
     if stdin is None:  # cannot happen with stdin=PIPE; keeps the type checker honest
         raise MmrError(f"No pipe to the review worker of job {job_id}")

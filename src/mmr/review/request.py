@@ -60,12 +60,10 @@ class ReviewRequest(BaseModel):
                            head=self.head)
 
     def trust_flags(self) -> TrustFlags:
-        return TrustFlags(
-            config_base_ref=self.config_base_ref,
-            trust_project_config=self.trust_project_config,
-            trust_project_acks=self.trust_project_acks,
-            accept_new_acks=self.accept_new_acks,
-        )
+        return TrustFlags(config_base_ref=self.config_base_ref,
+                          trust_project_config=self.trust_project_config,
+                          trust_project_acks=self.trust_project_acks,
+                          accept_new_acks=self.accept_new_acks)
 
     def config_overrides(self) -> dict[str, Any]:
         """The flags that are a config layer: ``defaults.fix_threshold/timeout/format``, and

@@ -27,9 +27,8 @@ from mmr.trust.trusted_files import read_project_config_at_ref, read_project_con
 AckSource = Literal["working-tree", "base-ref", "none"]
 PrBaseResolver = Callable[[int, Path], str]
 
-_CI_FLAG_VARIABLES = (
-    "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "TF_BUILD", "JENKINS_URL", "TEAMCITY_VERSION",
-)
+_CI_FLAG_VARIABLES = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "TF_BUILD", "JENKINS_URL",
+                      "TEAMCITY_VERSION")
 CONFIG_WARNING = "[mmr] warning: --trust-project-config is honoring the working-tree .mmr.yaml"
 ACKS_WARNING = "[mmr] warning: --trust-project-acks is honoring working-tree .mmr/acks/"
 ACCEPT_ACKS_WARNING = "[mmr] warning: --accept-new-acks is honoring working-tree .mmr/acks/"
@@ -170,8 +169,7 @@ class TrustContext:
         return controls
 
 
-def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
-                  ci: bool | None = None,
+def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *, ci: bool | None = None,
                   resolve_pr_base: PrBaseResolver | None = None) -> TrustContext:
     """Classify the run, collect its stderr warnings and read the trusted project config."""
     found = classify_trust_mode(cwd, request, flags, ci=ci, resolve_pr_base=resolve_pr_base)

@@ -55,5 +55,4 @@ def ratification_gate(trust: TrustContext, proposed: ProposedChanges) -> GateBlo
                                                      or flags.trust_project_acks)
     if not (config or acks):
         return None
-    return GateBlock(config=config, acks=acks, proposed=proposed,
-                     compared_with=trust.compared_with)
+    return GateBlock(config=config, acks=acks, proposed=proposed, compared_with=trust.compared_with)
