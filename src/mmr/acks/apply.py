@@ -201,14 +201,14 @@ def load_acks(store: AckStore, policy: AckPolicy) -> LoadedAcks:
 
 
 def apply_acks(findings: Sequence[ReconciledFinding], store: AckStore, policy: AckPolicy, *,
-               now: datetime | None = None, record_seen: bool = True,
+               now: datetime | None = None,
                warn: WarningSink | None = None) -> list[ReconciledFinding]:
     """Stamp ``acknowledged``/``ack_match``/``ack_reason`` on every finding an ack matches.
 
     Fail safe: any unexpected error means "no acks at all" and is logged;
-    scope load failures are printed through ``warn`` (stderr by default). With
-    ``record_seen`` the keys of the acks that matched are recorded in the MMR root's
-    last-seen file, which ``ack prune`` reads; failing to record never fails the run.
+    scope load failures are printed through ``warn`` (stderr by default). The keys of the
+    acks that matched are recorded in the MMR root's last-seen file, which ``ack prune``
+    reads; failing to record never fails the run.
     """
     sink = warn or stderr_line
     try:
@@ -221,7 +221,7 @@ def apply_acks(findings: Sequence[ReconciledFinding], store: AckStore, policy: A
         get_logger(__name__).warning("ack lookup failed; applying no acks", error=repr(exc))
         return [stamp(f, None) for f in findings]
     keys = [m.record.finding_key for m in matches if m is not None]
-    if record_seen and keys:
+    if keys:
         try:
             record_sightings(store.user_root, keys, _aware(now))
         except Exception as exc:

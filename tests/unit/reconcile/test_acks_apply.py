@@ -255,9 +255,3 @@ def test_applied_acks_are_recorded_as_seen_in_the_mmr_root(store: AckStore) -> N
     project_files = sorted(p.name for p in (store.project_root / ".mmr" / "acks").iterdir())  # type: ignore[operator]
     assert project_files == [f"{fuzzy_src.finding_key}.json"]  # nothing written to the tree
 
-
-def test_record_seen_can_be_turned_off(store: AckStore) -> None:
-    finding = reconciled("a.py:1", "First accepted finding here")
-    store.add(ack_for(finding), "user")
-    apply_acks([finding], store, AckPolicy("none"), now=NOW, record_seen=False)
-    assert not (store.user_root / "ack-last-seen.json").exists()
