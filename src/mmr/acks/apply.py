@@ -43,13 +43,6 @@ class AckPolicy:
     base_ref: str | None = None
 
     @classmethod
-    def from_source(cls, source: ProjectAckSource, base_ref: str | None) -> AckPolicy:
-        """From the trust decision (``TrustContext.project_acks_source`` / ``trusted_ref``)."""
-        if source == "base-ref" and not base_ref:
-            return cls("none")
-        return cls(source, base_ref if source == "base-ref" else None)
-
-    @classmethod
     def from_review_controls(cls, controls: Mapping[str, Any] | BaseModel | None) -> AckPolicy:
         """Rebuild the review's policy from ``job.json`` ``review_controls`` (results/reconcile).
 
@@ -64,7 +57,7 @@ class AckPolicy:
         if controls.get("trust_project_acks") is True:
             return cls("working-tree")
         ref = controls.get("config_base_ref")
-        return cls.from_source("base-ref", ref) if isinstance(ref, str) else cls("none")
+        return cls("base-ref", ref) if isinstance(ref, str) and ref else cls("none")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from mmr import git
 from mmr.config.loaded import ProjectText
@@ -24,7 +23,6 @@ from mmr.models import TrustMode
 from mmr.trust.branch import NO_DEFAULT_BRANCH, branch_drift, has_project_files
 from mmr.trust.trusted_files import read_project_config_at_ref, read_project_config_in_work_tree
 
-AckSource = Literal["working-tree", "base-ref", "none"]
 PrBaseResolver = Callable[[int, Path], str]
 
 _CI_FLAG_VARIABLES = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "TF_BUILD", "JENKINS_URL",
@@ -144,8 +142,6 @@ class TrustContext:
     project_root: Path
     flags: TrustFlags
     project_config: ProjectText | None
-    load_project_config: bool
-    project_acks_source: AckSource
     warnings: tuple[str, ...]
     #: What the checked-out branch changed since its merge base (it needs ratification).
     branch_proposed: ProposedChanges = field(default_factory=ProposedChanges)
@@ -207,19 +203,9 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *, ci: boo
         warnings.extend([problem] if problem else [])
     elif found.base_ref is not None:
         config = read_project_config_at_ref(root, found.base_ref)
-
-    acks: AckSource = "none"
-    if flags.trust_project_acks or flags.accept_new_acks:
-        acks = "working-tree"
-    elif found.base_ref is not None:
-        acks = "base-ref"
-    return TrustContext(
-        mode=found.mode, trusted_ref=found.base_ref, project_root=root, flags=flags,
-        project_config=config,
-        load_project_config=flags.trust_project_config or found.base_ref is not None,
-        project_acks_source=acks, warnings=tuple(warnings), branch_proposed=branch,
-        compared_with=compared_with,
-    )
+    return TrustContext(mode=found.mode, trusted_ref=found.base_ref, project_root=root,
+                        flags=flags, project_config=config, warnings=tuple(warnings),
+                        branch_proposed=branch, compared_with=compared_with)
 
 
 def branch_warning(default_branch: str, merge_base: str) -> str:
