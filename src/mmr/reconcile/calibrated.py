@@ -123,7 +123,7 @@ class _Placed:
 
 
 class CalibratedGrouper:
-    """Groups attributed findings by the calibrated rule; ``groups`` as the reference's.
+    """Groups one file's attributed findings by the calibrated rule, one by one.
 
     Findings are placed in the reference's visiting order (``attribute``), so the
     result does not depend on channel order. A finding looks only at groups near it:
@@ -132,40 +132,24 @@ class CalibratedGrouper:
     (:mod:`mmr.reconcile.prefix_index`) finds, checked for nearness. A group's mean
     similarity reaches the threshold only if one member's does, so the index misses no
     group the rule could join; it keeps a pile of unrelated findings on one line from
-    comparing every pair. ``findings`` (all that will be placed) fixes the indexes'
-    element order.
+    comparing every pair. ``described`` (the terms of every finding to be placed) fixes
+    the index's element order.
     """
 
-    def __init__(self, findings: Sequence[Attributed]) -> None:
+    def __init__(self, described: Sequence[frozenset[str]]) -> None:
         self.groups: list[Group] = []
         self._by_key: dict[str, list[_Placed]] = {}
-        #: normalised location → line bucket → groups with a member there, by creation.
-        self._buckets: dict[str, dict[int, dict[int, _Placed]]] = {}
-        #: normalised location → groups with a member that has no line, by creation.
-        self._lineless: dict[str, dict[int, _Placed]] = {}
-        #: normalised location → every group there (for a finding without a line).
-        self._in_file: dict[str, list[_Placed]] = {}
-        #: Terms by normalised description: channels repeat descriptions word for word.
-        self._terms: dict[str, frozenset[str]] = {}
-        at_location: dict[str, list[frozenset[str]]] = {}
-        for f in findings:
-            at_location.setdefault(f.ident.normalized_location, []).append(self._described(f))
-        #: A prefix index for each crowded file, over every term set it will meet.
-        self._indexes = {
-            nloc: PrefixIndex[_Placed](THRESHOLD, universe)
-            for nloc, universe in at_location.items() if len(universe) > SCAN_LIMIT
-        }
+        #: line bucket → groups with a member there, by creation.
+        self._buckets: dict[int, dict[int, _Placed]] = {}
+        #: groups with a member that has no line, by creation.
+        self._lineless: dict[int, _Placed] = {}
+        #: every group (for a finding without a line).
+        self._all: list[_Placed] = []
+        self._index = (PrefixIndex[_Placed](THRESHOLD, described)
+                       if len(described) > SCAN_LIMIT else None)
 
-    def _described(self, f: Attributed) -> frozenset[str]:
-        described = self._terms.get(f.ident.normalized_description)
-        if described is None:
-            described = self._terms[f.ident.normalized_description] = content_words(
-                f.ident.normalized_description)
-        return described
-
-    def place(self, f: Attributed) -> None:
+    def place(self, f: Attributed, described: frozenset[str]) -> None:
         span = line_range(f.location)
-        described = self._described(f)
         keyed = self._by_key.setdefault(f.ident.finding_key, [])
         joinable = [p for p in keyed if p.group.can_join(f)]
         # As MMR 4.0.1 ranks them: a group with a member at this very location first.
@@ -179,18 +163,16 @@ class CalibratedGrouper:
             keyed.append(found)
         self._add(found, f, described, span)
 
-    def _candidates(self, nloc: str, mine: frozenset[str],
-                    span: tuple[int, int] | None) -> list[_Placed]:
+    def _candidates(self, mine: frozenset[str], span: tuple[int, int] | None) -> list[_Placed]:
         """Groups that may be near ``span`` and similar to ``mine``, in creation order."""
-        lineless = self._lineless.get(nloc, {})
-        listed: list[dict[int, _Placed]] = [lineless]
+        listed: list[dict[int, _Placed]] = [self._lineless]
         if span is None:
-            listed = [{p.group.order: p for p in self._in_file.get(nloc, [])}]
-        elif buckets := self._buckets.get(nloc):
-            listed.extend(buckets[bucket] for bucket in _near_buckets(span) if bucket in buckets)
-        index = self._indexes.get(nloc)
-        if index is not None and sum(map(len, listed)) > SCAN_LIMIT:
-            return sorted(index.candidates(mine), key=lambda p: p.group.order)
+            listed = [{p.group.order: p for p in self._all}]
+        else:
+            listed.extend(self._buckets[bucket] for bucket in _near_buckets(span)
+                          if bucket in self._buckets)
+        if self._index is not None and sum(map(len, listed)) > SCAN_LIMIT:
+            return sorted(self._index.candidates(mine), key=lambda p: p.group.order)
         seen: dict[int, _Placed] = {}
         for groups in listed:
             seen.update(groups)
@@ -202,7 +184,7 @@ class CalibratedGrouper:
         the first in creation order among equals."""
         best: _Placed | None = None
         best_score = THRESHOLD
-        for placed in self._candidates(f.ident.normalized_location, mine, span):
+        for placed in self._candidates(mine, span):
             if not placed.near(span) or not placed.group.can_join(f):
                 continue
             score = fmean([similarity(mine, other) for other in placed.terms[:LINKAGE_MEMBERS]])
@@ -214,7 +196,7 @@ class CalibratedGrouper:
         group = Group(len(self.groups), f, collate_key(f.ident.normalized_location))
         self.groups.append(group)
         placed = _Placed(group)
-        self._in_file.setdefault(f.ident.normalized_location, []).append(placed)
+        self._all.append(placed)
         return placed
 
     def _add(self, placed: _Placed, f: Attributed, described: frozenset[str],
@@ -224,17 +206,14 @@ class CalibratedGrouper:
         group.location_by_source.setdefault(f.source, f.location)
         group.raw_locations.add(f.location)
         placed.terms.append(described)
-        nloc = f.ident.normalized_location
-        index = self._indexes.get(nloc)
-        if index is not None and described:
-            index.add(described, placed)
+        if self._index is not None and described:
+            self._index.add(described, placed)
         if span is None:
             placed.lineless = True
-            self._lineless.setdefault(nloc, {})[group.order] = placed
+            self._lineless[group.order] = placed
         else:
-            buckets = self._buckets.setdefault(nloc, {})
             for bucket in range(span[0] // _BUCKET, span[1] // _BUCKET + 1):
-                buckets.setdefault(bucket, {})[group.order] = placed
+                self._buckets.setdefault(bucket, {})[group.order] = placed
                 placed.ranges.setdefault(bucket, []).append(span)
 
 
@@ -359,17 +338,17 @@ def group_calibrated(findings: Sequence[Attributed]) -> list[Group]:
     # Channels repeat descriptions word for word: each distinct one is read once.
     words: dict[str, frozenset[str]] = {}
     for in_file in by_file.values():
-        if len(in_file) > CLUSTER_LIMIT:
-            grouper = CalibratedGrouper(in_file)
-            for f in in_file:
-                grouper.place(f)
-            found.extend(g.members for g in grouper.groups)
-            continue
-        spans = [line_range(f.location) for f in in_file]
         described = [words.get(f.ident.normalized_description)
                      or words.setdefault(f.ident.normalized_description,
                                          content_words(f.ident.normalized_description))
                      for f in in_file]
+        if len(in_file) > CLUSTER_LIMIT:
+            grouper = CalibratedGrouper(described)
+            for f, terms in zip(in_file, described, strict=True):
+                grouper.place(f, terms)
+            found.extend(g.members for g in grouper.groups)
+            continue
+        spans = [line_range(f.location) for f in in_file]
         found.extend([in_file[i] for i in cluster]
                      for cluster in _clusters(in_file, spans, described))
     found.sort(key=lambda members: position[id(members[0])])
