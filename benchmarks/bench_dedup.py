@@ -1,7 +1,7 @@
 """Precision and recall of merging two findings at one line (issue 13 item 6).
 
-Scores the reference's rule (description shingle Jaccard >= 0.7) and mmr's (that, or
-content-word Jaccard >= 0.8 with the same negation) on the labelled pairs in
+Scores the reference's rule (description shingle Jaccard >= 0.7) and the calibrated
+rule's measure (that, or content-word Jaccard >= its threshold) on the labelled pairs in
 ``data/dedup_pairs.py``. Both findings of a pair share location, category and suggestion,
 so only the wording decides.
 
@@ -15,9 +15,10 @@ import argparse
 from data.dedup_pairs import labelled_pairs
 
 from mmr.models import Finding
+from mmr.reconcile.calibrated import THRESHOLD, similarity
 from mmr.reconcile.grouping import FUZZY_THRESHOLD
 from mmr.reconcile.stable_id import identify, jaccard
-from mmr.reconcile.wording import content_words, reworded
+from mmr.reconcile.wording import content_words
 
 
 def _ident(text: str):  # type: ignore[no-untyped-def]
@@ -34,8 +35,8 @@ def reference_rule(a: str, b: str) -> bool:
 
 def mmr_rule(a: str, b: str) -> bool:
     ia, ib = _ident(a), _ident(b)
-    return reference_rule(a, b) or reworded(content_words(ia.normalized_description),
-                                            content_words(ib.normalized_description))
+    return reference_rule(a, b) or similarity(content_words(ia.normalized_description),
+                                              content_words(ib.normalized_description)) >= THRESHOLD
 
 
 def score(rule, pairs):  # type: ignore[no-untyped-def]
@@ -55,7 +56,7 @@ def main() -> None:
     negatives = len(pairs) - positives
     print(f"{len(pairs)} labelled pairs: {positives} same issue, {negatives} different")
     for name, rule in (("reference: shingle Jaccard >= 0.7", reference_rule),
-                       ("mmr: reference or content words >= 0.8", mmr_rule)):
+                       (f"mmr: reference or content words >= {THRESHOLD}", mmr_rule)):
         precision, recall, tp, fp, fn = score(rule, pairs)
         print(f"{name:<42} precision {precision:.3f}  recall {recall:.3f}  "
               f"(TP {tp}, FP {fp}, FN {fn})")

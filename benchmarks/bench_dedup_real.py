@@ -33,7 +33,8 @@ import random
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -42,8 +43,9 @@ from bench_reconcile import _issue, _measure, _report
 from rapidfuzz import fuzz
 
 from mmr.models import Finding
+from mmr.reconcile import calibrated
 from mmr.reconcile.attributed import Attributed, attribute
-from mmr.reconcile.calibrated import LINKAGES, THRESHOLD, WINDOW, group_calibrated, similarity
+from mmr.reconcile.calibrated import THRESHOLD, WINDOW, group_calibrated, similarity
 from mmr.reconcile.grouping import Group, Grouper
 from mmr.reconcile.normalize import normalize_description
 from mmr.reconcile.reconciler import reconcile
@@ -126,20 +128,32 @@ def findings(pr: PullRequest, jitter: int, seed: int) -> tuple[dict[str, list[Fi
 Rule = Callable[[list[Attributed]], list[Group]]
 
 
-def _grouper_rule(merge_reworded: bool) -> Rule:
-    def run(attributed: list[Attributed]) -> list[Group]:
-        grouper = Grouper(attributed, merge_reworded=merge_reworded)
-        for f in attributed:
-            grouper.place(f)
-        return grouper.groups
-    return run
+def _reference_rule(attributed: list[Attributed]) -> list[Group]:
+    grouper = Grouper(attributed)
+    for f in attributed:
+        grouper.place(f)
+    return grouper.groups
 
 
 RULES: dict[str, Rule] = {
-    "reference (MMR 4.0.1)": _grouper_rule(merge_reworded=False),
-    "mmr today (+ reworded)": _grouper_rule(merge_reworded=True),
+    "reference (MMR 4.0.1)": _reference_rule,
     "calibrated": group_calibrated,
 }
+
+
+@contextmanager
+def _calibrated_with(**values: float) -> Iterator[None]:
+    """The calibrated rule with some of its constants changed, for the study."""
+    if "WINDOW" in values:
+        values["_BUCKET"] = values["WINDOW"] + 1
+    saved = {name: getattr(calibrated, name) for name in values}
+    for name, value in values.items():
+        setattr(calibrated, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(calibrated, name, value)
 
 
 @dataclass
@@ -195,10 +209,10 @@ def side_by_side(calibration: Sequence[PullRequest], held_out: Sequence[PullRequ
             print(_row(name, rule, calibration, held_out, jitter))
 
 
-def _shuffled(attributed: list[Attributed], seed: int, greedy: bool) -> list[Group]:
+def _shuffled(attributed: list[Attributed], seed: int) -> list[Group]:
     order = list(attributed)
     random.Random(seed).shuffle(order)
-    return group_calibrated(order, greedy=greedy)
+    return group_calibrated(order)
 
 
 _LINE_MENTION = re.compile(r"\blines? ((?:\d+(?:\s*[-–]\s*\d+)?(?:,\s*|\s+and\s+|\s*))+)")
@@ -323,33 +337,27 @@ def representations(calibration: Sequence[PullRequest],
 
 
 def study(calibration: Sequence[PullRequest], held_out: Sequence[PullRequest]) -> None:
-    """The choices behind the rule: representation, linkage, threshold, window."""
+    """The choices behind the rule: representation, threshold, agglomeration, window."""
     representations(calibration, held_out)
-    print(f"\nlinkage (text-only, threshold {THRESHOLD}):{'':<16}calibration{'':<22}| held out")
-    rules: dict[str, Rule] = {f"{linkage}, greedy": partial(group_calibrated, linkage=linkage,
-                                                            greedy=True)
-                              for linkage in LINKAGES}
-    rules["average, agglomerative"] = group_calibrated
-    for name, rule in rules.items():
-        print(f"  {name:<24} {score(rule, calibration)} | {score(rule, held_out)}")
     print("\nthreshold (average linkage, text-only):        calibration | held out")
     for threshold in (0.08, 0.10, 0.11, 0.12, 0.13, 0.14, 0.16, 0.20):
-        rule = partial(group_calibrated, threshold=threshold)
-        print(f"  {threshold:<9} {score(rule, calibration)} | {score(rule, held_out)}")
+        with _calibrated_with(THRESHOLD=threshold):
+            cells = f"{score(group_calibrated, calibration)} | {score(group_calibrated, held_out)}"
+        print(f"  {threshold:<9} {cells}")
     print("\nvisiting order (10 shuffled orders, text-only): range of P and R")
     for greedy in (True, False):
         for name, prs in (("calibration", calibration), ("held out", held_out)):
-            found = [score(partial(_shuffled, seed=seed, greedy=greedy), prs)
-                     for seed in range(10)]
+            with _calibrated_with(CLUSTER_LIMIT=0 if greedy else calibrated.CLUSTER_LIMIT):
+                found = [score(partial(_shuffled, seed=seed), prs) for seed in range(10)]
             print(f"  {'greedy' if greedy else 'agglomerative':<14} {name:<12} "
                   f"P {min(s.precision for s in found):.3f}-"
                   f"{max(s.precision for s in found):.3f}  "
                   f"R {min(s.recall for s in found):.3f}-{max(s.recall for s in found):.3f}")
     print("\nwindow (calibration split, recall under jitter):")
     for window in (0, 2, 3, 5, 8, 10):
-        rule = partial(group_calibrated, window=window)
-        cells = "  ".join(f"±{j}: R {score(rule, calibration, j).recall:.3f}"
-                          for j in (2, 3, 5))
+        with _calibrated_with(WINDOW=window):
+            cells = "  ".join(f"±{j}: R {score(group_calibrated, calibration, j).recall:.3f}"
+                              for j in (2, 3, 5))
         print(f"  {window:<3} {cells}")
 
 
@@ -402,7 +410,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--jitter", type=int, nargs="*", default=[3, 5, 8])
     parser.add_argument("--study", action="store_true",
-                        help="also the linkage, threshold and window comparisons")
+                        help="also the threshold, visiting-order and window comparisons")
     parser.add_argument("--no-timing", action="store_true")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)

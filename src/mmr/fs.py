@@ -106,15 +106,13 @@ def atomic_write_bytes(path: Path, data: bytes, *, follow_symlinks: bool = False
 def atomic_write_text(path: Path, text: str, *, follow_symlinks: bool = False,
                       durable: bool = True) -> None:
     """:func:`atomic_write_bytes` for text (see :func:`encode_text`)."""
-    atomic_write_bytes(path, encode_text(text), follow_symlinks=follow_symlinks,
-                       durable=durable)
+    atomic_write_bytes(path, encode_text(text), follow_symlinks=follow_symlinks, durable=durable)
 
 
 def atomic_write_json(path: Path, value: Any, *, follow_symlinks: bool = False,
                       durable: bool = True) -> None:
     """:func:`atomic_write_bytes` for a JSON document (see :func:`dumps_json`)."""
-    atomic_write_bytes(path, dumps_json(value), follow_symlinks=follow_symlinks,
-                       durable=durable)
+    atomic_write_bytes(path, dumps_json(value), follow_symlinks=follow_symlinks, durable=durable)
 
 
 def read_bytes_nofollow(path: Path) -> bytes:

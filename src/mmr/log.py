@@ -22,14 +22,11 @@ _METHOD_LEVELS = {
     "error": _ERROR, "exception": _ERROR, "critical": _CRITICAL, "fatal": _CRITICAL,
 }
 #: ``configured`` is the threshold structlog was last configured with (False: never).
-_state: dict[str, Any] = {"configured": False, "level": None}
+_state: dict[str, Any] = {"configured": False}
 
 
 def _threshold() -> int:
-    level = _state["level"]
-    if level is None:
-        level = _DEBUG if os.environ.get("MMR_DEBUG") else _WARNING
-    return int(level)
+    return _DEBUG if os.environ.get("MMR_DEBUG") else _WARNING
 
 
 def stderr_line(line: str) -> None:
@@ -44,12 +41,10 @@ def stderr_line(line: str) -> None:
         sys.stderr.flush()
 
 
-def configure(verbose: bool = False) -> None:
-    """Send structured logs to stderr; warnings and up unless verbose or ``MMR_DEBUG``."""
+def configure() -> None:
+    """Send structured logs to stderr; warnings and up unless ``MMR_DEBUG``."""
     import structlog
 
-    if verbose:
-        _state["level"] = _DEBUG
     level = _threshold()
     structlog.configure(
         processors=[

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from mmr.acks.apply import AckPolicy
 from mmr.diff.inputs import DiffRequest, resolve_diff
 from mmr.errors import GitError
 from mmr.trust.modes import (
     PrBaseResolver,
+    TrustContext,
     TrustFlags,
     classify_trust_mode,
     resolve_trust,
@@ -43,13 +45,17 @@ def mode_of(cwd: Path, request: DiffRequest = NO_INPUT, flags: TrustFlags = NO_F
     return found.mode, found.base_ref
 
 
+def acks_source(trust: TrustContext) -> str:
+    """Where the review's project acks come from, as ``results`` rebuilds it from the job."""
+    return AckPolicy.from_review_controls(trust.review_controls(1)).project_source
+
+
 # --- classification ---------------------------------------------------------------------
 
 def test_outside_git_is_non_git_and_the_working_tree_config_is_not_loaded(tmp_path: Path) -> None:
     (tmp_path / ".mmr.yaml").write_text(HOSTILE)
     trust = resolve_trust(tmp_path, DiffRequest(diff="x.patch"), TrustFlags())
-    assert (trust.mode, trust.project_config, trust.load_project_config) == ("non-git", None,
-                                                                             False)
+    assert (trust.mode, trust.project_config, trust.trusted_ref) == ("non-git", None, None)
     assert trust.warnings == ()
     opted_in = resolve_trust(tmp_path, DiffRequest(diff="x.patch"),
                              TrustFlags(trust_project_config=True))
@@ -194,13 +200,13 @@ def test_trust_project_config_reads_the_root_file_from_a_subdirectory(repo: GitR
 def test_missing_config_at_ref_is_silent(tmp_path: Path) -> None:
     repo = GitRepo.create(tmp_path / "r", {"a.txt": "a\n"})
     trust = resolve_trust(repo.root, DiffRequest(base="main"), TrustFlags())
-    assert (trust.project_config, trust.load_project_config, trust.warnings) == (None, True, ())
+    assert (trust.project_config, trust.trusted_ref, trust.warnings) == (None, "main", ())
 
 
 def test_untrusted_head_reads_nothing_silently(repo: GitRepo) -> None:
     trust = resolve_trust(repo.root, DiffRequest(diff="-"), TrustFlags())
     assert trust.mode == "untrusted-head"
-    assert (trust.project_config, trust.project_acks_source, trust.warnings) == (None, "none", ())
+    assert (trust.project_config, acks_source(trust), trust.warnings) == (None, "none", ())
 
 
 def test_a_named_ref_missing_locally_is_warned(repo: GitRepo) -> None:
@@ -219,7 +225,7 @@ def test_a_missing_base_is_left_to_the_diff_error(repo: GitRepo) -> None:
 
 def test_ack_flags_and_their_warnings(repo: GitRepo, tmp_path: Path) -> None:
     base = resolve_trust(repo.root, DiffRequest(), TrustFlags(accept_new_acks=True))
-    assert base.project_acks_source == "working-tree" and base.warnings == ()
+    assert acks_source(base) == "working-tree" and base.warnings == ()
     assert base.review_controls(5) == {
         "max_rounds": 5, "accept_new_acks": True, "trust_project_acks": True,
         "trust_project_config": False, "config_base_ref": "HEAD"}
@@ -234,7 +240,7 @@ def test_ack_flags_and_their_warnings(repo: GitRepo, tmp_path: Path) -> None:
     assert both.review_controls(2) == {"max_rounds": 2, "accept_new_acks": True,
                                        "trust_project_acks": True, "trust_project_config": False}
     plain = resolve_trust(repo.root, DiffRequest(base="main"), TrustFlags())
-    assert plain.project_acks_source == "base-ref"
+    assert acks_source(plain) == "base-ref"
 
 
 def test_acks_at_the_ref(repo: GitRepo) -> None:

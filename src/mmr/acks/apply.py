@@ -43,13 +43,6 @@ class AckPolicy:
     base_ref: str | None = None
 
     @classmethod
-    def from_source(cls, source: ProjectAckSource, base_ref: str | None) -> AckPolicy:
-        """From the trust decision (``TrustContext.project_acks_source`` / ``trusted_ref``)."""
-        if source == "base-ref" and not base_ref:
-            return cls("none")
-        return cls(source, base_ref if source == "base-ref" else None)
-
-    @classmethod
     def from_review_controls(cls, controls: Mapping[str, Any] | BaseModel | None) -> AckPolicy:
         """Rebuild the review's policy from ``job.json`` ``review_controls`` (results/reconcile).
 
@@ -64,7 +57,7 @@ class AckPolicy:
         if controls.get("trust_project_acks") is True:
             return cls("working-tree")
         ref = controls.get("config_base_ref")
-        return cls.from_source("base-ref", ref) if isinstance(ref, str) else cls("none")
+        return cls("base-ref", ref) if isinstance(ref, str) and ref else cls("none")
 
 
 @dataclass(frozen=True)
@@ -107,10 +100,8 @@ class ScopeIndex:
         return best
 
 
-def lookup(
-    project: ScopeIndex, user: ScopeIndex, finding_key: str, location: str,
-    shingle: Sequence[str], *, member_keys: Sequence[str] = (),
-) -> AckMatch | None:
+def lookup(project: ScopeIndex, user: ScopeIndex, finding_key: str, location: str,
+           shingle: Sequence[str], *, member_keys: Sequence[str] = ()) -> AckMatch | None:
     """The ack for one finding (``location`` already normalised), or None.
 
     Project shadows user at equal strength; an exact user match beats a fuzzy project one.
@@ -202,21 +193,15 @@ def load_acks(store: AckStore, policy: AckPolicy) -> LoadedAcks:
     return LoadedAcks(project, user, tuple(warnings))
 
 
-def apply_acks(
-    findings: Sequence[ReconciledFinding],
-    store: AckStore,
-    policy: AckPolicy,
-    *,
-    now: datetime | None = None,
-    record_seen: bool = True,
-    warn: WarningSink | None = None,
-) -> list[ReconciledFinding]:
+def apply_acks(findings: Sequence[ReconciledFinding], store: AckStore, policy: AckPolicy, *,
+               now: datetime | None = None,
+               warn: WarningSink | None = None) -> list[ReconciledFinding]:
     """Stamp ``acknowledged``/``ack_match``/``ack_reason`` on every finding an ack matches.
 
     Fail safe: any unexpected error means "no acks at all" and is logged;
-    scope load failures are printed through ``warn`` (stderr by default). With
-    ``record_seen`` the keys of the acks that matched are recorded in the MMR root's
-    last-seen file, which ``ack prune`` reads; failing to record never fails the run.
+    scope load failures are printed through ``warn`` (stderr by default). The keys of the
+    acks that matched are recorded in the MMR root's last-seen file, which ``ack prune``
+    reads; failing to record never fails the run.
     """
     sink = warn or stderr_line
     try:
@@ -229,7 +214,7 @@ def apply_acks(
         get_logger(__name__).warning("ack lookup failed; applying no acks", error=repr(exc))
         return [stamp(f, None) for f in findings]
     keys = [m.record.finding_key for m in matches if m is not None]
-    if record_seen and keys:
+    if keys:
         try:
             record_sightings(store.user_root, keys, _aware(now))
         except Exception as exc:

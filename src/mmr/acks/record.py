@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict
 
 from mmr.errors import MmrError
 from mmr.fs import dumps_json
-from mmr.reconcile.stable_id import description_shingle, normalize_location, strip_dot_slash
+from mmr.reconcile.normalize import normalize_location, strip_dot_slash
+from mmr.reconcile.stable_id import description_shingle
 from mmr.store.records import iso_timestamp
 
 AckScope = Literal["project", "user"]
@@ -126,16 +127,9 @@ class AckRecord(BaseModel):
         return frozenset(self.description_shingle)
 
 
-def new_ack_record(
-    finding_key: str,
-    location: str,
-    shingle: Sequence[str],
-    *,
-    reason: str | None = None,
-    now: datetime | None = None,
-    description: str | None = None,
-    member_keys: Sequence[str] = (),
-) -> AckRecord:
+def new_ack_record(finding_key: str, location: str, shingle: Sequence[str], *,
+                   reason: str | None = None, now: datetime | None = None,
+                   description: str | None = None, member_keys: Sequence[str] = ()) -> AckRecord:
     """The record ``mmr ack add`` writes for a reconciled finding's key, location, shingle.
 
     With ``description`` (a project ack) the file holds the description instead of the
@@ -146,12 +140,8 @@ def new_ack_record(
     extra = {"member_keys": others} if others else {}
     compact = (description is not None and len(description) <= MAX_ACK_DESCRIPTION
                and description_shingle(description) == list(shingle))
-    return AckRecord(
-        finding_key=check_finding_key(finding_key),
-        normalized_location=ack_location(location),
-        description_shingle=[] if compact else list(shingle),
-        reason=reason,
-        created_at=iso_timestamp(now),
-        description=description if compact else None,
-        **extra,
-    )
+    return AckRecord(finding_key=check_finding_key(finding_key),
+                     normalized_location=ack_location(location),
+                     description_shingle=[] if compact else list(shingle), reason=reason,
+                     created_at=iso_timestamp(now), description=description if compact else None,
+                     **extra)

@@ -22,13 +22,11 @@ class WorkingTree:
 
 @dataclass(frozen=True)
 class ProjectText:
-    """The project layer's text, read by the caller (e.g. ``git show <ref>:.mmr.yaml``).
-
-    ``label`` names it in errors, for example ``origin/main:.mmr.yaml``.
-    """
+    """The project layer's text, read by the caller, and where from (a path, or
+    ``<ref>:.mmr.yaml``), which names it in errors."""
 
     text: str
-    label: str
+    origin: str
 
 
 ProjectSource = WorkingTree | ProjectText

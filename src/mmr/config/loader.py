@@ -61,11 +61,8 @@ def load_config(
         builtin["defaults"]["format"] = default_format
     layers = [ConfigLayer("default", BUILTIN_LABEL, None, builtin)]
     user_path = user_config_file or user_config_path()
-    for layer in (
-        _file_layer("user", user_path, sink),
-        _project_layer(project_root, project_source, sink),
-        _cli_layer(cli_overrides),
-    ):
+    for layer in (_file_layer("user", user_path, sink),
+                  _project_layer(project_root, project_source, sink), _cli_layer(cli_overrides)):
         if layer is not None:
             layers.append(layer)
     labels: dict[str, str] = {layer.source: layer.label for layer in layers}
@@ -119,7 +116,7 @@ def _project_layer(project_root: Path, project_source: ProjectSource | None,
     if project_source is None:
         return None
     if isinstance(project_source, ProjectText):
-        return _text_layer("project", project_source.text, project_source.label, None, warn)
+        return _text_layer("project", project_source.text, project_source.origin, None, warn)
     return _file_layer("project", project_config_path(project_root), warn)
 
 

@@ -43,13 +43,10 @@ class _CoreResolver(BaseResolver):
     """Implicit tags of the YAML 1.2 core schema (and timestamps, as MMR 4.0.1 has)."""
 
 
-for _tag, _pattern, _first in (
-    ("bool", _BOOL, "tTfF"),
-    ("int", _INT, "-+0123456789"),
-    ("float", _FLOAT, "-+0123456789."),
-    ("null", _NULL, ["~", "n", "N", ""]),
-    ("timestamp", _TIMESTAMP, "0123456789"),
-):
+for _tag, _pattern, _first in (("bool", _BOOL, "tTfF"), ("int", _INT, "-+0123456789"),
+                               ("float", _FLOAT, "-+0123456789."),
+                               ("null", _NULL, ["~", "n", "N", ""]),
+                               ("timestamp", _TIMESTAMP, "0123456789")):
     _CoreResolver.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", _pattern, list(_first))
 
 
@@ -87,9 +84,8 @@ class _CoreConstructor(SafeConstructor):
                 raise ConstructorError(None, None, "a mapping key must be a plain scalar",
                                        key_node.start_mark)
             if key in mapping:
-                raise ConstructorError(
-                    None, None, f'duplicated mapping key "{key}"', key_node.start_mark
-                )
+                raise ConstructorError(None, None, f'duplicated mapping key "{key}"',
+                                       key_node.start_mark)
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
@@ -113,10 +109,8 @@ def _js_key(key: Any) -> str | None:
     return None
 
 
-class _PureLoader(
-    yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer,
-    _CoreConstructor, _CoreResolver,
-):
+class _PureLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,
+                  yaml.composer.Composer, _CoreConstructor, _CoreResolver):
     def __init__(self, stream: str) -> None:
         yaml.reader.Reader.__init__(self, stream)
         yaml.scanner.Scanner.__init__(self)

@@ -10,7 +10,7 @@ config written for MMR 4.0.1 dispatches the same channels, and ``init`` turns it
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from mmr.config.paths import project_config_path
 from mmr.config_edit.atomic_file import create_file
 from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.config_edit.init_template import EXAMPLE_IDS, render_init_config
-from mmr.config_edit.runtime_probe import LocalRuntime, detect_runtimes
+from mmr.config_edit.runtime_probe import detect_runtimes
 from mmr.dispatch.auth import install_token, is_installed
 
 ALREADY_EXISTS = ".mmr.yaml already exists. Remove it first to re-initialize."
@@ -60,8 +60,7 @@ def channel_seeds() -> list[ChannelSeed]:
 
 
 def init_project_config(project_root: Path, *, with_examples: bool,
-                        say: Callable[[str], None],
-                        runtimes: Sequence[LocalRuntime] | None = None) -> Path:
+                        say: Callable[[str], None]) -> Path:
     """Write ``<project root>/.mmr.yaml`` (mode 0600, never over an existing file)."""
     path = project_config_path(project_root).absolute()
     if os.path.lexists(path):
@@ -69,7 +68,7 @@ def init_project_config(project_root: Path, *, with_examples: bool,
     seeds = channel_seeds()
     for seed in seeds:
         say(f"  {seed.name}: {'detected' if seed.detected else 'not found'}")
-    found = detect_runtimes(runtimes)
+    found = detect_runtimes()
     for runtime, detected in found.items():
         say(f"  {runtime}: {'detected' if detected else 'not found'}")
     examples = EXAMPLE_IDS if with_examples else [rt for rt, ok in found.items() if ok]

@@ -112,8 +112,7 @@ def _walk(model: type[BaseModel], prefix: str) -> Iterator[KeyRow]:
             yield KeyRow(path, "mapping", _default(field), field.description)
             yield from _walk(nested, path + ".")
         else:
-            yield KeyRow(path, describe_type(field.annotation), _default(field),
-                         field.description)
+            yield KeyRow(path, describe_type(field.annotation), _default(field), field.description)
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:
@@ -189,7 +188,6 @@ def _default(field: FieldInfo) -> str:
 
 def render() -> str:
     """The whole of ``docs/config.md``."""
-
     def table(rows: list[KeyRow], applies: str) -> list[str]:
         lines = [f"| key | type | default | {applies} | meaning |", "|---|---|---|---|---|"]
         for row in rows:

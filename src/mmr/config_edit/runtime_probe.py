@@ -49,10 +49,9 @@ DEFAULT_RUNTIMES: tuple[LocalRuntime, ...] = (
 
 async def probe_program(command: str, args: Sequence[str], timeout_ms: int) -> bool:
     """Run ``command args…`` (no shell, output discarded); detected when it exits 0 in time."""
-    outcome = await run_process(ProcessRequest(
-        (command, *args), timeout_s=timeout_ms / 1000, stderr="suppress",
-        max_capture_bytes=0, kill_grace_s=KILL_GRACE_S, label="runtime-probe",
-    ))
+    outcome = await run_process(ProcessRequest((command, *args), timeout_s=timeout_ms / 1000,
+                                               stderr="suppress", max_capture_bytes=0,
+                                               kill_grace_s=KILL_GRACE_S, label="runtime-probe"))
     return outcome.succeeded
 
 

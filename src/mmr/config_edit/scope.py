@@ -64,8 +64,7 @@ def load_for_probes(project_root: Path, *, trust_project_config: bool,
                     on_warning: Callable[[str], None]) -> tuple[LoadedConfig, bool]:
     """The config ``doctor``/``config test`` run check commands from, and whether it is the
     working tree's (not when the checked-out branch changed ``.mmr.yaml``: docs/trust.md)."""
-    source, warning = probe_project_source(project_root,
-                                           trust_project_config=trust_project_config)
+    source, warning = probe_project_source(project_root, trust_project_config=trust_project_config)
     if warning is not None:
         on_warning(warning)
     loaded = load_config(project_root, project_source=source, on_warning=on_warning)

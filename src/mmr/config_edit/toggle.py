@@ -68,12 +68,9 @@ def toggle_channel(typed: str, *, enable: bool, scope: Scope | None,
     except ConfigWriteError as exc:
         raise ConfigCommandError(f"Failed to write {target.file.path}: {exc}") from None
     reloaded = load(project_root)
-    return ToggleOutcome(
-        channel=name, enable=enable, target=target,
-        effective=is_effective(reloaded.config, name),
-        source=channel_source(reloaded, name),
-        retired=bool(channel.retired),
-    )
+    return ToggleOutcome(channel=name, enable=enable, target=target,
+                         effective=is_effective(reloaded.config, name),
+                         source=channel_source(reloaded, name), retired=bool(channel.retired))
 
 
 def retired_message(name: str) -> str:

@@ -168,7 +168,6 @@ def _show_lines(loaded: LoadedConfig, path: tuple[str, ...], raw: Mapping[str, A
 
 def paths_report(user_path: Path, project_path: Path, note: str | None = None) -> str:
     """``config path``: the layer search order and where writes go, then ``note``."""
-
     def status(path: Path) -> str:
         return "✓ exists" if path.exists() else "✗ not found"
 

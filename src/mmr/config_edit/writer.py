@@ -136,7 +136,6 @@ def file_segments(document: EditableConfig, segments: Sequence[str]) -> list[str
 
 def set_value(file: ConfigFile, segments: Sequence[str], value: Any) -> None:
     """Write ``value`` at ``segments`` (mappings created as needed, the file too)."""
-
     def edit(document: EditableConfig) -> bool:
         document.set(file_segments(document, segments), value)
         return True
@@ -146,15 +145,13 @@ def set_value(file: ConfigFile, segments: Sequence[str], value: Any) -> None:
 
 def unset_value(file: ConfigFile, segments: Sequence[str]) -> bool:
     """Remove the key at ``segments``; False when the file or the key does not exist."""
-    return edit_config(
-        file, lambda document: document.delete(file_segments(document, segments)), create=False
-    )
+    return edit_config(file, lambda document: document.delete(file_segments(document, segments)),
+                       create=False)
 
 
 def set_channel_enabled(file: ConfigFile, name: str, enabled: bool) -> None:
     """``channels.<name>.enabled``; enabling also drops the name from this file's
     ``channels_disabled`` (aliases included). A name with a dot stays one key."""
-
     def edit(document: EditableConfig) -> bool:
         document.set(["channels", channel_key(document, name), "enabled"], enabled)
         if enabled:

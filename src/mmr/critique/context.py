@@ -114,8 +114,7 @@ def tree_block(tree: RepoTree, budget: int) -> str:
     return _render_tree(kept, False) + "\n" + TREE_TRUNCATED
 
 
-def _candidates(root: Path, artifact: str,
-                explicit: Sequence[str] | None) -> Iterator[_Candidate]:
+def _candidates(root: Path, artifact: str, explicit: Sequence[str] | None) -> Iterator[_Candidate]:
     if explicit is not None:
         yield from (_Candidate(path.strip(), explicit=True) for path in explicit if path.strip())
         return

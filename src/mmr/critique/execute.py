@@ -164,13 +164,11 @@ def run_critique_job(setup: CritiqueSetup, store: JobStore, job_id: str,
     showing = progress.showing(list(setup.plans)) if progress else nullcontext()
     with store.acquire_worker_lock(job_id), showing:
         run = anyio.run(run_until_interrupted, work)
-    report = build_report(
-        job_id=job_id, source=setup.artifact.source, items=run.items,
-        per_channel=_per_channel(setup, gate, run), dispatched=len(passing),
-        completed=len(run.replies), elapsed_s=time.monotonic() - started,
-        context=setup.context, lenses=setup.lenses, synthesis=run.synthesis,
-        session=setup.session,
-    )
+    report = build_report(job_id=job_id, source=setup.artifact.source, items=run.items,
+                          per_channel=_per_channel(setup, gate, run), dispatched=len(passing),
+                          completed=len(run.replies), elapsed_s=time.monotonic() - started,
+                          context=setup.context, lenses=setup.lenses, synthesis=run.synthesis,
+                          session=setup.session)
     if setup.session is not None and run.replies:
         CritiqueSessionStore(critique_sessions_dir(), warn=notice).append(
             setup.session.session_id,
@@ -192,6 +190,5 @@ def _per_channel(setup: CritiqueSetup, gate: Mapping[str, AuthResult],
             entries[name] = ChannelEntry(status="completed", item_count=len(reply.items),
                                          summary=reply.summary)
         else:
-            entries[name] = ChannelEntry(status=outcome.status, item_count=0,
-                                         reason=outcome.reason)
+            entries[name] = ChannelEntry(status=outcome.status, item_count=0, reason=outcome.reason)
     return entries

@@ -37,12 +37,9 @@ def parse_item(entry: object) -> CritiqueItem | None:
     observation = _text(entry.get("observation"))
     if not observation:
         return None
-    return CritiqueItem(
-        kind=_kind(entry.get("kind")),
-        theme=_text(entry.get("theme")) or DEFAULT_THEME,
-        observation=observation,
-        recommendation=_text(entry.get("recommendation")) or None,
-    )
+    return CritiqueItem(kind=_kind(entry.get("kind")),
+                        theme=_text(entry.get("theme")) or DEFAULT_THEME, observation=observation,
+                        recommendation=_text(entry.get("recommendation")) or None)
 
 
 def parse_critique_reply(raw: str | None) -> ParsedCritique:

@@ -15,7 +15,7 @@ from functools import partial
 
 import anyio
 
-from mmr.config.loaded import Channel, LoadedConfig, ProjectText
+from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.loader import load_config
 from mmr.config.paths import jobs_dir
 from mmr.config.selection import select_channels
@@ -100,9 +100,7 @@ def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
 
 def _load_config(trust: TrustContext, request: CritiqueRequest, io: CritiqueIO) -> LoadedConfig:
     """The config the trust policy allows: the project layer only from a trusted source."""
-    project = trust.project_config
-    source = None if project is None else ProjectText(project.text, project.origin)
-    return load_config(trust.project_root, project_source=source,
+    return load_config(trust.project_root, project_source=trust.project_config,
                        cli_overrides=request.config_overrides(), on_warning=io.notice)
 
 
@@ -116,9 +114,8 @@ def _session(session_id: str | None,
 
 
 def _plans(names: list[str], loaded: LoadedConfig, *, artifact: Artifact,
-           context: RepoContext | None, request: CritiqueRequest,
-           previous: SessionRound | None, lenses: list[str],
-           io: CritiqueIO) -> tuple[dict[str, ChannelPlan], str]:
+           context: RepoContext | None, request: CritiqueRequest, previous: SessionRound | None,
+           lenses: list[str], io: CritiqueIO) -> tuple[dict[str, ChannelPlan], str]:
     """One plan per channel (its lens, its copy of the text), and the lens-free base prompt."""
     verbatim = PromptParts(artifact.text, request.focus, previous,
                            None if context is None else context.blob)

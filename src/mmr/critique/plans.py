@@ -41,10 +41,7 @@ def plan_critique(name: str, channel: Channel, loaded: LoadedConfig, prompt: str
     """A dispatch plan named ``name``: the wrapped prompt, the stripped flags, the
     pass-through parser, and the timeout of config channel ``config_name`` (default ``name``)."""
     wrapper = resolve_prompt_wrapper(channel.prompt_wrapper, config_name or name)
-    return ChannelPlan(
-        name=name,
-        channel=critique_channel(channel),
-        prompt=apply_wrapper(wrapper, prompt),
-        timeout_s=loaded.timeout_for(config_name or name),
-        output_parser=critique_parser(channel.output_parser),
-    )
+    return ChannelPlan(name=name, channel=critique_channel(channel),
+                       prompt=apply_wrapper(wrapper, prompt),
+                       timeout_s=loaded.timeout_for(config_name or name),
+                       output_parser=critique_parser(channel.output_parser))

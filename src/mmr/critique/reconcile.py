@@ -101,17 +101,15 @@ def _merge(group: _Group) -> ReconciledItem:
     kinds = [m.item.kind for m in group.members]
     recommendation = next((m.item.recommendation for m in group.members
                            if m.item.recommendation), None)
-    return ReconciledItem(
-        kind=_majority_kind(kinds), theme=rep.item.theme, observation=rep.item.observation,
-        recommendation=recommendation, id=PENDING_ID, sources=sources,
-        agreement=_agreement(sources, set(kinds)), observation_shingle=list(rep.shingle),
-    )
+    return ReconciledItem(kind=_majority_kind(kinds), theme=rep.item.theme,
+                          observation=rep.item.observation, recommendation=recommendation,
+                          id=PENDING_ID, sources=sources, agreement=_agreement(sources, set(kinds)),
+                          observation_shingle=list(rep.shingle))
 
 
 def _order(item: ReconciledItem) -> tuple[object, ...]:
     return (AGREEMENT_ORDER.index(item.agreement), KIND_ORDER.index(item.kind),
-            collate_key(item.theme), item.theme, collate_key(item.observation),
-            item.observation)
+            collate_key(item.theme), item.theme, collate_key(item.observation), item.observation)
 
 
 def reconcile_items(replies: Mapping[str, Iterable[CritiqueItem]]) -> list[ReconciledItem]:

@@ -73,11 +73,10 @@ def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
           prompt_file: Path | None, posture: Posture) -> list[str]:
     if isinstance(channel, ReplayChannel):
         return replay_argv(plan.name, channel)
-    values = PlaceholderValues(
-        channel=plan.name, prompt_file=prompt_file, repo_root=ctx.repo_root, roots=ctx.roots,
-        vars=channel.vars or {}, neutral_dir=posture.directory,
-        literal={"findings_schema": FINDINGS_SCHEMA_JSON},
-    )
+    values = PlaceholderValues(channel=plan.name, prompt_file=prompt_file, repo_root=ctx.repo_root,
+                               roots=ctx.roots, vars=channel.vars or {},
+                               neutral_dir=posture.directory,
+                               literal={"findings_schema": FINDINGS_SCHEMA_JSON})
     return expand_argv(channel.command or "", channel.flags, values=values)
 
 
@@ -205,17 +204,14 @@ async def _spawn_then_mark(request: ProcessRequest, plan: ChannelPlan, ctx: Disp
 async def _mark_running(plan: ChannelPlan, ctx: DispatchContext, attempt: int,
                         started_at: str | None = None) -> str:
     started_at = started_at or iso_timestamp()
-    await update_status(ctx, plan.name, status="running", started_at=started_at,
-                        completed_at=None, reason=None, telemetry=None,
-                        output_parser=plan.output_parser)
+    await update_status(ctx, plan.name, status="running", started_at=started_at, completed_at=None,
+                        reason=None, telemetry=None, output_parser=plan.output_parser)
     emit(ctx, ChannelEvent(plan.name, "running", attempt=attempt))
     return started_at
 
 
-async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext,
-                            attempt: int) -> AttemptResult:
+async def _run_http_attempt(plan: ChannelPlan, ctx: DispatchContext, attempt: int) -> AttemptResult:
     """One request of an HTTP channel; settles like a subprocess attempt."""
-
     started_at = await _mark_running(plan, ctx, attempt)
     result = await run_http_channel(plan)
     if result.status == "completed" and result.content is not None:

@@ -125,10 +125,8 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
         return AuthResult("failed", recovery=recovery, detail=outcome.spawn_error)
     if failed:
         if said is None:
-            return AuthResult("failed", recovery=recovery,
-                              detail=f"auth check exited {outcome.rc}")
-        return AuthResult("failed", recovery=f"{recovery} — the check said: {said}",
-                          detail=said)
+            return AuthResult("failed", recovery=recovery, detail=f"auth check exited {outcome.rc}")
+        return AuthResult("failed", recovery=f"{recovery} — the check said: {said}", detail=said)
     return AuthResult("ok")
 
 

@@ -53,8 +53,7 @@ async def replay(plan: ChannelPlan, ctx: DispatchContext, key: str) -> RoundResu
     return result
 
 
-async def remember(plan: ChannelPlan, ctx: DispatchContext, key: str,
-                   result: RoundResult) -> None:
+async def remember(plan: ChannelPlan, ctx: DispatchContext, key: str, result: RoundResult) -> None:
     """Keep a completed, parsed reply for the next identical run."""
     if ctx.cache is None or result.status != "completed" or result.parsed is None \
             or result.raw is None:

@@ -49,8 +49,7 @@ def tree_state(repo_root: Path) -> TreeState | None:
     try:
         entries = git.status_porcelain(repo_root)
     except GitError as exc:
-        get_logger(__name__).warning("clean_tree.unavailable", repo=str(repo_root),
-                                     error=str(exc))
+        get_logger(__name__).warning("clean_tree.unavailable", repo=str(repo_root), error=str(exc))
         return None
     return TreeState({path: (code, _fingerprint(repo_root / path)) for code, path in entries})
 

@@ -54,8 +54,7 @@ if TYPE_CHECKING:
 AUTH_STATUSES = frozenset({401, 403})
 
 
-async def probe_http_channel(name: str, channel: HttpChannel, *,
-                             timeout_s: float | None = None,
+async def probe_http_channel(name: str, channel: HttpChannel, *, timeout_s: float | None = None,
                              env: Mapping[str, str] | None = None,
                              client: httpx.AsyncClient | None = None) -> AuthResult:
     """Probe ``channel``'s credentials over the wire; never raises for the network's failures.
@@ -75,12 +74,10 @@ async def probe_http_channel(name: str, channel: HttpChannel, *,
     except UnsafeHeaderError as exc:
         return AuthResult("failed", detail=str(exc))
     url = channel.probe_url
-    result = await exchange(method, url, headers=prepared.headers, content=None,
-                            timeout_s=deadline, read_body=lambda status: status == 200,
-                            client=client)
-    get_logger(__name__).debug("http.probe", channel=name, method=method,
-                               url=display_url(url), outcome=result.outcome,
-                               http_status=result.status)
+    result = await exchange(method, url, headers=prepared.headers, content=None, timeout_s=deadline,
+                            read_body=lambda status: status == 200, client=client)
+    get_logger(__name__).debug("http.probe", channel=name, method=method, url=display_url(url),
+                               outcome=result.outcome, http_status=result.status)
     return _judge(result, name, channel, recovery, deadline=deadline, prepared=prepared)
 
 

@@ -36,13 +36,8 @@ class Exchange:
     status: int | None = None
     body: bytes | None = None
     error: str | None = None
-    #: What kind of transport failure: one of :data:`FAILURE_KINDS`.
+    #: What kind of transport failure (see :func:`failure_kind`).
     kind: str | None = None
-
-
-#: The distinct transport failures a report names.
-FAILURE_KINDS = ("connection refused", "DNS lookup failed", "TLS failure", "invalid URL",
-                 "connection failed")
 
 
 _CAUSE_KINDS: tuple[tuple[str, str], ...] = (
@@ -59,8 +54,9 @@ _TEXT_KINDS: tuple[tuple[str, str], ...] = (
 
 
 def failure_kind(exc: BaseException) -> str:
-    """The :data:`FAILURE_KINDS` entry for a transport exception: by the exception types
-    in its cause chain, else by words in its message; ``connection failed`` otherwise."""
+    """The kind of a transport failure (``invalid URL``, ``connection refused``, ``DNS lookup
+    failed``, ``TLS failure``): by the exception types in its cause chain, else by words in
+    its message; ``connection failed`` otherwise."""
     import httpx
 
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol | ValueError):
@@ -87,8 +83,7 @@ def new_http_client(timeout_s: float | None = None) -> httpx.AsyncClient:
 
 
 async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes], ...],
-                   content: bytes | None, timeout_s: float,
-                   read_body: Callable[[int], bool],
+                   content: bytes | None, timeout_s: float, read_body: Callable[[int], bool],
                    client: httpx.AsyncClient | None = None) -> Exchange:
     """Send one request and settle it; a body is read only when ``read_body(status)``.
 

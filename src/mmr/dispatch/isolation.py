@@ -17,8 +17,8 @@ import pwd
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -152,19 +152,14 @@ def _link_grok_credentials(directory: Path, home: Path) -> None:
         (target_dir / "auth.json").symlink_to(source)
 
 
-def open_posture(
-    channel_env: Mapping[str, str],
-    cwd: str | None,
-    *,
-    parent_env: Mapping[str, str] | None = None,
-    base_cwd: Path | None = None,
-    tmp_root: Path | None = None,
-) -> Posture:
+def open_posture(channel_env: Mapping[str, str], cwd: str | None, *,
+                 parent_env: Mapping[str, str] | None = None, base_cwd: Path | None = None,
+                 tmp_root: Path | None = None) -> Posture:
     """Resolve one call's env and cwd, creating a neutral directory when asked for.
 
     Without placeholders nothing is created and ``cleanup`` does nothing. The caller owns
-    the returned posture and must call ``cleanup`` (``neutral_posture`` does it for you);
-    ``cleanup_all_postures`` is the interrupt-time backstop.
+    the returned posture and must call ``cleanup``; ``cleanup_all_postures`` is the
+    interrupt-time backstop.
     """
     parent = dict(os.environ if parent_env is None else parent_env)
     base = base_cwd if base_cwd is not None else Path.cwd()
@@ -178,25 +173,6 @@ def open_posture(
     posture.env = build_child_env(parent, env)
     posture.cwd = resolve_cwd(new_cwd, base)
     return posture
-
-
-@contextmanager
-def neutral_posture(
-    channel_env: Mapping[str, str],
-    cwd: str | None,
-    *,
-    parent_env: Mapping[str, str] | None = None,
-    base_cwd: Path | None = None,
-    tmp_root: Path | None = None,
-) -> Iterator[Posture]:
-    """``open_posture`` as a context manager that always cleans up."""
-    posture = open_posture(
-        channel_env, cwd, parent_env=parent_env, base_cwd=base_cwd, tmp_root=tmp_root
-    )
-    try:
-        yield posture
-    finally:
-        posture.cleanup()
 
 
 def cleanup_all_postures() -> int:

@@ -12,15 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from mmr.cache.store import ReviewCache
+from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.models import ChannelStatus, ParsedOutput, Telemetry
 from mmr.parsers.specs import ParserSpec
-
-if TYPE_CHECKING:
-    from mmr.cache.store import ReviewCache
-    from mmr.config.channel_schema import HttpChannel, SubprocessChannel
-    from mmr.store.jobs import JobStore
+from mmr.store.jobs import JobStore
 
 AuthStatus = Literal["ok", "failed", "timeout", "not_installed", "skipped"]
 

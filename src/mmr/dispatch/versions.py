@@ -13,7 +13,6 @@ with stdin closed and stderr discarded; the line it keeps is redacted like recov
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import anyio
 
@@ -25,9 +24,7 @@ from mmr.secrets.redact import redact_text
 from mmr.store.held import write_json
 from mmr.store.job_reader import read_job_json
 from mmr.store.job_writer import job_lock
-
-if TYPE_CHECKING:
-    from mmr.store.jobs import JobStore
+from mmr.store.jobs import JobStore
 
 Channel = SubprocessChannel | HttpChannel
 
@@ -59,12 +56,6 @@ async def token_version(token: str) -> str | None:
         if line.strip():
             return redact_text(line.strip()[:MAX_VERSION_CHARS])
     return None
-
-
-async def cli_version_async(channel: Channel) -> str | None:
-    """The version line of ``channel``'s CLI; None for HTTP, missing or failing CLIs."""
-    token = version_token(channel)
-    return None if token is None else await token_version(token)
 
 
 async def cli_versions_async(channels: Mapping[str, Channel], *,
@@ -99,14 +90,8 @@ async def cli_versions_async(channels: Mapping[str, Channel], *,
             if token is not None and (version := found.get(token)) is not None}
 
 
-def cli_versions(channels: Mapping[str, Channel]) -> dict[str, str]:
-    """:func:`cli_versions_async` with its own event loop."""
-    return anyio.run(cli_versions_async, channels)
-
-
 def record_cli_versions(store: JobStore, job_id: str, versions: Mapping[str, str]) -> None:
     """Merge ``versions`` into the job's ``cli_versions`` (``job.json``, under its lock)."""
-
     if not versions:
         return
     paths = store.existing(job_id)

@@ -34,9 +34,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import mmr.secrets
+from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.diff.tree import (
     TreeFile,
     TreeSource,
@@ -56,9 +56,6 @@ from mmr.dispatch.isolation import (
 )
 from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_files import is_sensitive_path
-
-if TYPE_CHECKING:
-    from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 
 #: Directories and files the built-in CLIs load from their working directory as settings,
 #: hooks, plugins, MCP servers, skills or agents (docs/trust.md lists them per CLI).
@@ -118,7 +115,6 @@ class Workspace:
     root: Path
     posture: Posture
     written: int = 0
-    redacted_files: int = 0
     left_out: dict[str, int] = field(default_factory=dict)
     directories: set[Path] = field(default_factory=set)
 
@@ -179,16 +175,13 @@ class RedactionCache:
         return path
 
 
-def redact_file(data: bytes) -> tuple[bytes | None, int]:
-    """The file as a reviewer may see it (None: a binary), and how many values were redacted.
-
-    Bytes that are not UTF-8 survive as they were (``surrogateescape``).
-    """
+def redact_file(data: bytes) -> bytes | None:
+    """The file as a reviewer may see it (None: a binary); bytes that are not UTF-8 survive
+    as they were (``surrogateescape``)."""
     if b"\0" in data[:_BINARY_PROBE]:
-        return None, 0
-    text = data.decode("utf-8", "surrogateescape")
-    redacted, count = redact_credentials(text)
-    return (data, 0) if count == 0 else (redacted.encode("utf-8", "surrogateescape"), count)
+        return None
+    redacted, count = redact_credentials(data.decode("utf-8", "surrogateescape"))
+    return data if count == 0 else redacted.encode("utf-8", "surrogateescape")
 
 
 def export_workspace(source: TreeSource, *, trusted_ref: str | None, cache_dir: Path,
@@ -261,15 +254,13 @@ def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
         else:
             _place(workspace, entry.path, cached)
     for oid, data in read_blobs(list(missing), repo):
-        content, count = redact_file(data)
+        content = redact_file(data)
         stored = cache.put(oid, content)
         for path in missing[oid]:
-            workspace.redacted_files += count > 0
             _place(workspace, path, stored, content)
 
 
-def _write_from_disk(workspace: Workspace, repo: Path, path: str,
-                     cache: RedactionCache) -> None:
+def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: RedactionCache) -> None:
     """A working-tree file as it stands, keyed by the blob id its content would have."""
     full = repo / path
     try:
@@ -287,8 +278,7 @@ def _write_from_disk(workspace: Workspace, repo: Path, path: str,
     if cached is not None:
         _place(workspace, path, cached)
         return
-    content, count = redact_file(data)
-    workspace.redacted_files += count > 0
+    content = redact_file(data)
     _place(workspace, path, cache.put(oid, content), content)
 
 

@@ -155,8 +155,7 @@ def install_checks(plans: Sequence[ChannelPlan]) -> dict[str, tuple[ChannelStatu
     return not_run
 
 
-def outcome_for(report: ExploreReport, request: ExploreRequest,
-                notice: Notice) -> ExploreOutcome:
+def outcome_for(report: ExploreReport, request: ExploreRequest, notice: Notice) -> ExploreOutcome:
     """The report in the requested format; stderr gets telemetry and failure reasons."""
     if request.format == "json":
         return ExploreOutcome(report.exit_code, render_json(report), request.out is not None,

@@ -56,11 +56,9 @@ def preview_argv(name: str, channel: Channel, *, repo_root: Path,
     """The argv ``channel`` would be started with (the neutral directory left as a token)."""
     if not isinstance(channel, SubprocessChannel):
         return [f"<http {channel.endpoint}>"]
-    values = PlaceholderValues(
-        channel=name, repo_root=repo_root,
-        roots=None if roots is None else [str(root) for root in roots],
-        vars=channel.vars or {},
-    )
+    values = PlaceholderValues(channel=name, repo_root=repo_root,
+                               roots=None if roots is None else [str(root) for root in roots],
+                               vars=channel.vars or {})
     return expand_argv(channel.command or "", channel.flags, values=values)
 
 
@@ -74,10 +72,8 @@ def run_in_scratch(plans: Sequence[ChannelPlan], *, scratch: Path, repo_root: Pa
     store = JobStore(scratch / "jobs")
     job = store.create_job([plan.name for plan in plans], fix_threshold=DEFAULT_FIX_THRESHOLD,
                            format="json", min_completed_channels=1, project_root=repo_root)
-    ctx = DispatchContext(
-        job_id=job.job_id, store=store, repo_root=repo_root, on_event=on_event,
-        roots=None if roots is None else tuple(str(root) for root in roots),
-    )
+    ctx = DispatchContext(job_id=job.job_id, store=store, repo_root=repo_root, on_event=on_event,
+                          roots=None if roots is None else tuple(str(root) for root in roots))
 
     async def work() -> dict[str, ChannelOutcome]:
         return await dispatch_all(plans, ctx)
@@ -107,8 +103,7 @@ def reply_text(raw: str | None, spec: ParserSpec) -> str | None:
     return text
 
 
-def telemetry_line(prefix: str, channel: str, telemetry: Telemetry | None,
-                   elapsed_s: float) -> str:
+def telemetry_line(prefix: str, channel: str, telemetry: Telemetry | None, elapsed_s: float) -> str:
     """``<prefix> <channel>: tokens in 1,234 · out 56 · context 1,000,000 · … · 12.3s``."""
     parts = [*telemetry_parts(telemetry), f"{elapsed_s:.1f}s"]
     return f"{prefix} {channel}: {' · '.join(parts)}"

@@ -13,7 +13,6 @@ Adding a format: its name in :data:`mmr.vocabulary.Format`, its module here, its
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from mmr.formatters.github import render_github
 from mmr.formatters.json import render_json
@@ -22,10 +21,8 @@ from mmr.formatters.rdjsonl import render_rdjsonl
 from mmr.formatters.sarif import render_sarif
 from mmr.formatters.step_summary import append_step_summary
 from mmr.formatters.text import render_text
+from mmr.models import ReconciledResults
 from mmr.vocabulary import FORMATS, Format
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledResults
 
 
 def _render_github_and_summary(results: ReconciledResults) -> str:

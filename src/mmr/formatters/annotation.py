@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from mmr.vocabulary import SEVERITY_ORDER
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledFinding
-    from mmr.vocabulary import Severity
+from mmr.models import ReconciledFinding
+from mmr.vocabulary import SEVERITY_ORDER, Severity
 
 GateLevel = Literal["error", "warning", "notice"]
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from pydantic import ValidationError
 
@@ -23,9 +24,6 @@ from mmr.log import stderr_line
 from mmr.models import ReconciledResults
 from mmr.vocabulary import FORMATS, Format
 
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
 
 class DocumentError(ValueError):
     """The input is not a verdict document."""
@@ -33,7 +31,6 @@ class DocumentError(ValueError):
 
 def convert(document: str, fmt: Format) -> str:
     """The verdict document ``document`` (JSON text) rendered in ``fmt``."""
-
 
     try:
         results = ReconciledResults.model_validate(json.loads(document))

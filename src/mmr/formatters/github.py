@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mmr.formatters.annotation import (
     GateLevel,
@@ -27,9 +26,7 @@ from mmr.formatters.annotation import (
 from mmr.formatters.labels import PLACE_TITLES, off_diff_gated, off_diff_groups
 from mmr.formatters.sanitize import visible_controls
 from mmr.formatters.text import render_text
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledFinding, ReconciledResults
+from mmr.models import ReconciledFinding, ReconciledResults
 
 #: Annotations of each level GitHub shows for one step; the rest are dropped silently.
 ANNOTATIONS_PER_LEVEL = 10
@@ -54,11 +51,8 @@ def escape_property(text: str) -> str:
 
 def workflow_command(level: str, message: str, **properties: str | int | None) -> str:
     """``::level key=value,…::message`` with every part escaped; ``None`` values left out."""
-    props = ",".join(
-        f"{key}={escape_property(str(value))}"
-        for key, value in properties.items()
-        if value is not None
-    )
+    props = ",".join(f"{key}={escape_property(str(value))}" for key,
+                     value in properties.items() if value is not None)
     return f"::{level}{' ' + props if props else ''}::{escape_data(message)}"
 
 
@@ -133,15 +127,10 @@ def _finding_command(annotation: _Annotation) -> str:
     if acknowledged:
         message += f"\n\n{acknowledged}"
     title = f"mmr {finding.severity} · {finding.agreement} · {', '.join(finding.sources)}"
-    return workflow_command(
-        annotation.level,
-        message,
-        file=span.path if span else None,
-        line=span.start_line if span else None,
-        endLine=span.end_line if span else None,
-        col=span.start_column if span else None,
-        title=title,
-    )
+    return workflow_command(annotation.level, message, file=span.path if span else None,
+                            line=span.start_line if span else None,
+                            endLine=span.end_line if span else None,
+                            col=span.start_column if span else None, title=title)
 
 
 def _quoted(report: str) -> list[str]:

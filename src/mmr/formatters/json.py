@@ -7,23 +7,19 @@ escapes, as ``JSON.stringify`` does, so the output is always valid UTF-8.
 
 from __future__ import annotations
 
+import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mmr.formatters.indented_json import dumps_indented
 from mmr.formatters.labels import is_gate_document
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledResults
+from mmr.models import ReconciledResults
 
 _SURROGATES = re.compile("([\ud800-\udbff][\udc00-\udfff])|([\ud800-\udfff])")
 
 #: MMR 4.0.1's key order for the ratification-gate document; mmr's additive keys
 #: (``job_id: null``, ``per_channel: {}``, zeroed ``metadata``) follow it.
-GATE_KEY_ORDER = (
-    "verdict", "fix_threshold", "reconciled_findings", "advisory_count", "approved", "summary",
-    "trust_mode", "proposed_acks", "proposed_config_change",
-)
+GATE_KEY_ORDER = ("verdict", "fix_threshold", "reconciled_findings", "advisory_count", "approved",
+                  "summary", "trust_mode", "proposed_acks", "proposed_config_change")
 
 
 def render_json(results: ReconciledResults) -> str:
@@ -42,13 +38,8 @@ def results_document(results: ReconciledResults) -> dict[str, Any]:
 
 
 def dumps(value: Any) -> str:
-    """``JSON.stringify(value, null, 2)``: 2-space indent, non-ASCII raw, surrogate-safe.
-
-    Encoded by :func:`~mmr.formatters.indented_json.dumps_indented` (``json.dumps(value,
-    indent=2, ensure_ascii=False)`` byte for byte, several times faster on a verdict of
-    thousands of findings); the surrogate pass runs only on text that has one.
-    """
-    text = dumps_indented(value)
+    """``JSON.stringify(value, null, 2)``: 2-space indent, non-ASCII raw, surrogate-safe."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
     if has_surrogates(text):
         return _SURROGATES.sub(_fix_surrogates, text)
     return text

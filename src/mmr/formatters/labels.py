@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from mmr.models import COMPENSATING_PREFIX, Telemetry
+from mmr.models import (
+    COMPENSATING_PREFIX,
+    ChannelResult,
+    FindingMember,
+    ReconciledFinding,
+    ReconciledResults,
+    Telemetry,
+)
 from mmr.secrets.redact import redact_text
 from mmr.severity import threshold_meaning
-
-if TYPE_CHECKING:
-    from mmr.models import (
-        ChannelResult,
-        FindingMember,
-        ReconciledFinding,
-        ReconciledResults,
-    )
 
 #: Channel statuses that mean "this reviewer did not report".
 DEGRADED_STATUSES = frozenset({"not_installed", "auth_failed", "failed", "timeout", "skipped"})
@@ -146,7 +144,6 @@ def state_tag(finding: ReconciledFinding) -> str:
 
 def gate_line(results: ReconciledResults) -> str:
     """What the threshold gates, in the words of the one severity scale."""
-
     line = f"Gate: {threshold_meaning(results.fix_threshold)}"
     if off_diff_groups(results):
         gated = "gated" if off_diff_gated(results) else "reported, not gated"
@@ -157,7 +154,6 @@ def gate_line(results: ReconciledResults) -> str:
 def counts_phrase(results: ReconciledResults) -> str:
     """``2 of 3 reported; 1 compensating pass, 1 reported`` — the ``Channels`` counts said
     in words (a compensating pass is not a reviewer of its own)."""
-
     reviewers = [c for n, c in results.per_channel.items() if not n.startswith(COMPENSATING_PREFIX)]
     passes = [c for n, c in results.per_channel.items() if n.startswith(COMPENSATING_PREFIX)]
     reported = sum(c.status == "completed" for c in reviewers)
@@ -171,7 +167,6 @@ def counts_phrase(results: ReconciledResults) -> str:
 
 def failure_reason(channel: ChannelResult) -> str | None:
     """A failed channel's ``error`` on one line, redacted, cut to :data:`REASON_WIDTH`."""
-
     if channel.status == "completed" or not channel.error:
         return None
     text = " ".join(redact_text(channel.error).split())

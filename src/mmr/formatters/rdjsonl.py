@@ -16,7 +16,7 @@ in the message and never into reviewdog's ``suggestions`` (which would rewrite c
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mmr.formatters.annotation import (
     acknowledgement_line,
@@ -28,10 +28,8 @@ from mmr.formatters.annotation import (
 )
 from mmr.formatters.labels import PLACE_TITLES, off_diff_gated, off_diff_groups
 from mmr.formatters.sanitize import json_escaped
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledFinding, ReconciledResults
-    from mmr.vocabulary import Severity
+from mmr.models import ReconciledFinding, ReconciledResults
+from mmr.vocabulary import Severity
 
 _SEVERITIES = {"error": "ERROR", "warning": "WARNING", "notice": "INFO"}
 #: reviewdog reads a line with Go's ``bufio.Scanner``, which gives up on lines over 64 KiB.

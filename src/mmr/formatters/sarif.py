@@ -18,11 +18,12 @@ diff and unanchored ones follow the reconciled findings, with ``properties.place
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 import mmr
 from mmr.formatters.annotation import (
+    SourceSpan,
     rule_id,
     rule_slug,
     source_span,
@@ -32,11 +33,8 @@ from mmr.formatters.annotation import (
 from mmr.formatters.json import dumps
 from mmr.formatters.labels import off_diff_gated, off_diff_groups
 from mmr.formatters.sanitize import json_escaped
-
-if TYPE_CHECKING:
-    from mmr.formatters.annotation import SourceSpan
-    from mmr.models import ReconciledFinding, ReconciledResults
-    from mmr.vocabulary import Severity
+from mmr.models import ReconciledFinding, ReconciledResults
+from mmr.vocabulary import Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -60,7 +58,6 @@ def render_sarif(results: ReconciledResults) -> str:
 
 def sarif_log(results: ReconciledResults) -> dict[str, Any]:
     """The SARIF log as plain JSON data."""
-
     placed = [(None, f) for f in results.reconciled_findings] + [
         (place, f) for place, findings in off_diff_groups(results) for f in findings]
     rules = _rules([f for _, f in placed])
@@ -98,7 +95,6 @@ def _rules(findings: list[ReconciledFinding]) -> list[dict[str, Any]]:
 
     GitHub code scanning requires ``help`` on every rule (the SARIF multitool's GH2012).
     """
-
     help_uri = f"{mmr.__url__}/blob/main/docs/sarif.md#rules"
     rules: dict[str, dict[str, Any]] = {}
     for finding in findings:

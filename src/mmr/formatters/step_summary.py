@@ -11,13 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mmr.formatters.markdown import render_markdown
 from mmr.log import stderr_line
-
-if TYPE_CHECKING:
-    from mmr.models import ReconciledFinding, ReconciledResults
+from mmr.models import ReconciledFinding, ReconciledResults
 
 STEP_SUMMARY_VAR = "GITHUB_STEP_SUMMARY"
 #: GitHub's limit for one step's summary file.
@@ -74,11 +71,8 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8", "replace"))
 
 
-def append_step_summary(
-    results: ReconciledResults,
-    environ: Mapping[str, str] | None = None,
-    warn: Callable[[str], None] | None = None,
-) -> bool:
+def append_step_summary(results: ReconciledResults, environ: Mapping[str, str] | None = None,
+                        warn: Callable[[str], None] | None = None) -> bool:
     """Append the report to ``$GITHUB_STEP_SUMMARY`` when it names a file.
 
     Returns whether anything was written; a failure goes to ``warn`` (default: stderr).

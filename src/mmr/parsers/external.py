@@ -85,9 +85,8 @@ def normalize_external_input(raw: str) -> ParsedOutput:
         value = _extract(text)
         if isinstance(value, list):
             findings = [strict_finding(item) for item in value]
-            return ParsedOutput(
-                approved=not has_blocking(findings), findings=findings, summary=INJECTED_SUMMARY
-            )
+            return ParsedOutput(approved=not has_blocking(findings), findings=findings,
+                                summary=INJECTED_SUMMARY)
         if isinstance(value, dict) and isinstance(value.get("findings"), list):
             return strict_reply(value)
     except (ValueError, RecursionError) as exc:

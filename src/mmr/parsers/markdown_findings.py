@@ -112,14 +112,9 @@ def _read_block(block: _Block, severity: Severity) -> tuple[Finding, Citation | 
             if text and not _is_bare_citation(text):
                 free.append(text)
     description = "\n".join([block.title, *free]) if free else block.title
-    finding = Finding(
-        severity=severity,
-        location=citation.location if citation else "unknown",
-        description=description,
-        suggestion=" ".join(suggestion),
-        category=category,
-        reported_confidence=confidence,
-    )
+    finding = Finding(severity=severity, location=citation.location if citation else "unknown",
+                      description=description, suggestion=" ".join(suggestion), category=category,
+                      reported_confidence=confidence)
     return finding, citation
 
 
@@ -139,8 +134,5 @@ def parse_markdown_findings(
     ):
         raise GateFailedError(GATE_FAILED)
     findings = [finding for finding, _ in read]
-    return ParsedOutput(
-        approved=not has_blocking(findings),
-        findings=findings,
-        summary=f"{len(findings)} finding(s) (markdown)",
-    )
+    return ParsedOutput(approved=not has_blocking(findings), findings=findings,
+                        summary=f"{len(findings)} finding(s) (markdown)")

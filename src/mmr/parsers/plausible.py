@@ -48,9 +48,8 @@ class PlausibilityIndex:
 
     def _build(self) -> tuple[list[int], list[int]]:
         index = self._index
-        positions, text, walk, string_end = (
-            index.positions, index.text, index.walk, index.string_end,
-        )
+        positions, text, walk, string_end = (index.positions, index.text, index.walk,
+                                             index.string_end)
         count = len(positions)
         never = len(text) + 1
         first_bad = [never] * (count + 1)  # first impossible position at or after k

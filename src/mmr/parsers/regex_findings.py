@@ -104,20 +104,14 @@ def parse_regex_findings(raw: str, spec: RegexFindingsSpec) -> ParsedOutput:
         severity = _capture(match, fields.severity)
         optional = {
             key: value
-            for key, value in (
-                ("id", _capture(match, fields.id)),
-                ("category", _capture(match, fields.category)),
-            )
+            for key, value in (("id", _capture(match, fields.id)),
+                               ("category", _capture(match, fields.category)))
             if value is not None
         }
         findings.append(
-            Finding(
-                severity=severity if severity in _SEVERITIES else spec.default_severity,
-                location=location,
-                description=description,
-                suggestion=_capture(match, fields.suggestion) or "",
-                **optional,
-            )
+            Finding(severity=severity if severity in _SEVERITIES else spec.default_severity,
+                    location=location, description=description,
+                    suggestion=_capture(match, fields.suggestion) or "", **optional)
         )
     summary = f"Parsed {len(findings)} regex finding(s)." if findings else "No regex findings."
     return ParsedOutput(approved=not findings, findings=findings, summary=summary)

@@ -28,7 +28,6 @@ _warned: set[str] = set()
 
 def register_parser(name: str) -> Callable[[ParserT], ParserT]:
     """Decorator: make ``fn`` available as ``output_parser: <name>``."""
-
     def decorate(fn: ParserT) -> ParserT:
         _REGISTRY[name] = fn
         return fn
@@ -55,8 +54,6 @@ def get_parser(name: str) -> NamedParser:
     if name not in _warned:
         _warned.add(name)
 
-        get_logger(__name__).warning(
-            "parser.unknown_name", name=name, using=FALLBACK_PARSER,
-            known=sorted(_REGISTRY),
-        )
+        get_logger(__name__).warning("parser.unknown_name", name=name, using=FALLBACK_PARSER,
+                                     known=sorted(_REGISTRY))
     return _REGISTRY[FALLBACK_PARSER]

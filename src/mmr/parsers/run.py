@@ -57,9 +57,8 @@ def _failure(exc: Exception) -> ParseFailure:
     return ParseFailure(error=message)
 
 
-def parse_channel_output(
-    raw: str, spec: ParserSpec | Mapping[str, Any], *, repo_root: Path | None = None
-) -> ParsedOutput | ParseFailure:
+def parse_channel_output(raw: str, spec: ParserSpec | Mapping[str, Any], *,
+                         repo_root: Path | None = None) -> ParsedOutput | ParseFailure:
     """Parse a channel's raw reply with its ``output_parser``; never raises.
 
     ``spec`` is a parser name, an object spec, or its JSON form from a job record.

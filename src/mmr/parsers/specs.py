@@ -67,9 +67,8 @@ class RegexFindingsSpec(_Spec):
     kind: Literal["regex-findings"] = Field(
         description="Findings matched line by line with a regex.")
     pattern: StrictStr = Field(description="The regular expression.")
-    flags: StrictStr = Field(
-        "gm", description="JavaScript-style flags (`dgimsuvy`).",
-        json_schema_extra={"pattern": f"^{_REGEX_FLAGS}$"})
+    flags: StrictStr = Field("gm", description="JavaScript-style flags (`dgimsuvy`).",
+                             json_schema_extra={"pattern": f"^{_REGEX_FLAGS}$"})
     default_severity: Severity = Field("P2", description="Severity when none is captured.")
     fields: RegexFields = Field(description="Capture group number of each finding field.")
 
@@ -108,8 +107,7 @@ class AnswerGate(_Spec):
 class AnswerSpec(_Spec):
     """The reply text as the answer (explore channels)."""
 
-    kind: Literal["answer"] = Field(
-        description="The reply text is the answer (explore channels).")
+    kind: Literal["answer"] = Field(description="The reply text is the answer (explore channels).")
     gate: AnswerGate = Field(default_factory=AnswerGate, description="Checks on the answer.")
 
 
@@ -121,9 +119,8 @@ ParserSpec = StrictStr | ObjectParserSpec
 
 UnwrapJsonpathSpec.model_rebuild()
 
-OBJECT_PARSER_KINDS: tuple[str, ...] = (
-    "unwrap-jsonpath", "regex-findings", "markdown-findings", "answer",
-)
+OBJECT_PARSER_KINDS: tuple[str, ...] = ("unwrap-jsonpath", "regex-findings", "markdown-findings",
+                                        "answer")
 
 
 @cache
@@ -137,9 +134,8 @@ def coerce_parser_spec(spec: object) -> ParserSpec:
     Raises ValueError with a one-line message: ``Unsupported output_parser kind: X`` for an
     unknown kind, else the first validation problem.
     """
-    if isinstance(
-        spec, str | UnwrapJsonpathSpec | RegexFindingsSpec | MarkdownFindingsSpec | AnswerSpec
-    ):
+    if isinstance(spec,
+                  str | UnwrapJsonpathSpec | RegexFindingsSpec | MarkdownFindingsSpec | AnswerSpec):
         return spec
     if isinstance(spec, Mapping) and spec.get("kind") not in OBJECT_PARSER_KINDS:
         raise ValueError(f"Unsupported output_parser kind: {spec.get('kind')}")

@@ -15,9 +15,8 @@ JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u
 #: Characters after which a JavaScript multiline ``^`` matches, and before which ``$`` does.
 _JS_LINE_END = "\n\r\u2028\u2029"
 
-_OPENING_FENCE = re.compile(
-    rf"(?:^|(?<=[\r\u2028\u2029]))```(?:json)?[{JS_SPACE}]*\n?", re.MULTILINE
-)
+_OPENING_FENCE = re.compile(rf"(?:^|(?<=[\r\u2028\u2029]))```(?:json)?[{JS_SPACE}]*\n?",
+                            re.MULTILINE)
 _CLOSING_FENCE = re.compile(rf"\n?```[{JS_SPACE}]*(?=[{_JS_LINE_END}]|\Z)")
 
 _TRAILING_COMMA = re.compile(rf",[{JS_SPACE}]*(?=[}}\]])")

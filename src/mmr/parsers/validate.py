@@ -82,9 +82,8 @@ def lenient_finding(item: Any) -> Finding:
     if isinstance(item, list):
         item = {}  # MMR 4.0.1 reads an array as an object with no fields
     if not isinstance(item, dict):
-        return Finding(
-            severity="P2", location="unknown", description=MALFORMED_FINDING, suggestion=""
-        )
+        return Finding(severity="P2", location="unknown", description=MALFORMED_FINDING,
+                       suggestion="")
     severity = item.get("severity")
     location = item.get("location")
     description = item.get("description")
@@ -148,11 +147,9 @@ def lenient_reply(value: Any) -> ParsedOutput:
             raise ParseError(MISSING_FINDINGS)
         findings = []
     summary = value.get("summary")
-    return ParsedOutput(
-        approved=approved if isinstance(approved, bool) else False,
-        findings=[lenient_finding(item) for item in findings],
-        summary=summary if isinstance(summary, str) else "",
-    )
+    return ParsedOutput(approved=approved if isinstance(approved, bool) else False,
+                        findings=[lenient_finding(item) for item in findings],
+                        summary=summary if isinstance(summary, str) else "")
 
 
 def strict_finding(item: Any) -> Finding:
@@ -171,13 +168,9 @@ def strict_finding(item: Any) -> Finding:
     if not isinstance(description, str) or not description:
         raise ParseError("Finding missing description")
     suggestion = item.get("suggestion")
-    return Finding(
-        severity=severity,
-        location=location,
-        description=description,
-        suggestion=suggestion if isinstance(suggestion, str) else "",
-        **_optional_strings(item),
-    )
+    return Finding(severity=severity, location=location, description=description,
+                   suggestion=suggestion if isinstance(suggestion, str) else "",
+                   **_optional_strings(item))
 
 
 def strict_reply(value: Any) -> ParsedOutput:
@@ -189,11 +182,9 @@ def strict_reply(value: Any) -> ParsedOutput:
         raise ParseError("Input findings must be an array")
     approved = value.get("approved")
     summary = value.get("summary")
-    return ParsedOutput(
-        approved=approved if isinstance(approved, bool) else False,
-        findings=[strict_finding(item) for item in findings],
-        summary=summary if isinstance(summary, str) else "",
-    )
+    return ParsedOutput(approved=approved if isinstance(approved, bool) else False,
+                        findings=[strict_finding(item) for item in findings],
+                        summary=summary if isinstance(summary, str) else "")
 
 
 def has_blocking(findings: Iterable[Finding]) -> bool:

@@ -19,9 +19,8 @@ def spawn_detached(argv: Sequence[str], *, cwd: Path, output_fd: int,
     Raises ``OSError`` when it cannot start. Nobody waits for it; a daemon thread reaps it
     should this process outlive it (an in-process caller), so it never lingers as a zombie.
     """
-    process = subprocess.Popen(
-        list(argv), stdin=subprocess.PIPE, stdout=output_fd, stderr=output_fd, cwd=cwd,
-        start_new_session=True, pass_fds=tuple(pass_fds),
-    )
+    process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=output_fd,
+                               stderr=output_fd, cwd=cwd, start_new_session=True,
+                               pass_fds=tuple(pass_fds))
     threading.Thread(target=process.wait, name=f"reap-{process.pid}", daemon=True).start()
     return process

@@ -159,11 +159,9 @@ def start_watchdog() -> None:
     read_fd, write_fd = os.pipe()
     os.set_inheritable(write_fd, False)
     try:
-        subprocess.Popen(
-            [sys.executable, "-P", "-m", "mmr.process.reaper", _SCOPE, str(read_fd)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, pass_fds=(read_fd,),
-        )
+        subprocess.Popen([sys.executable, "-P", "-m", "mmr.process.reaper", _SCOPE, str(read_fd)],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=(read_fd,))
     except OSError:
         os.close(write_fd)
     finally:

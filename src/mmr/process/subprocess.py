@@ -219,10 +219,8 @@ async def run_process(
         tee = _open_private(req.stdout_path) if req.stdout_path is not None else None
     except OSError as exc:
         if exc.errno not in WRITE_FAULTS:
-            return spawn_failure(
-                req, f"cannot write stdout to {req.stdout_path}: {exc.strerror}", started,
-                not_found=False,
-            )
+            return spawn_failure(req, f"cannot write stdout to {req.stdout_path}: {exc.strerror}",
+                                 started, not_found=False)
         # A full or read-only store: the reply is still read into memory, only unspooled.
         tee, spool_error = None, f"cannot write stdout to {req.stdout_path}: {exc.strerror}"
     out = _Capture(req.max_capture_bytes, tee, req.stdout_path)
@@ -232,15 +230,10 @@ async def run_process(
     mark = new_mark()
     env = {**(os.environ if req.env is None else req.env), MARK_VAR: mark}
     try:
-        process = await anyio.open_process(
-            list(req.argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=_STDERR_TARGET[req.stderr],
-            cwd=req.cwd,
-            env=env,
-            start_new_session=True,
-        )
+        process = await anyio.open_process(list(req.argv), stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE,
+                                           stderr=_STDERR_TARGET[req.stderr], cwd=req.cwd, env=env,
+                                           start_new_session=True)
     except (OSError, ValueError) as exc:
         if tee is not None:
             tee.close()
@@ -263,19 +256,11 @@ async def run_process(
         out.close()
         with anyio.CancelScope(shield=True), anyio.move_on_after(DRAIN_BOUND_S):
             await process.aclose()
-    outcome = outcome_from_returncode(
-        req,
-        returncode=process.returncode,
-        pid=process.pid,
-        elapsed_s=time.monotonic() - started,
-        timed_out=timed_out,
-        stdout=out.data(),
-        stdout_bytes=out.total,
-        truncated=out.truncated,
-        stderr=err.data(),
-        stderr_truncated=err.truncated,
-        output_error=out.error,
-        gave_up=gave_up,
-    )
+    outcome = outcome_from_returncode(req, returncode=process.returncode, pid=process.pid,
+                                      elapsed_s=time.monotonic() - started, timed_out=timed_out,
+                                      stdout=out.data(), stdout_bytes=out.total,
+                                      truncated=out.truncated, stderr=err.data(),
+                                      stderr_truncated=err.truncated, output_error=out.error,
+                                      gave_up=gave_up)
     log.debug("process.settled", outcome=repr(outcome))
     return outcome

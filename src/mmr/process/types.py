@@ -169,34 +169,20 @@ def spawn_failure(
     req: ProcessRequest, message: str, started: float, *, not_found: bool
 ) -> ProcessOutcome:
     """The outcome for a child that never started."""
-    return ProcessOutcome(
-        label=req.label, argv0=req.argv[0], rc=None, stdout=b"", stderr=b"",
-        elapsed_s=time.monotonic() - started, not_found=not_found, spawn_error=message,
-    )
+    return ProcessOutcome(label=req.label, argv0=req.argv[0], rc=None, stdout=b"", stderr=b"",
+                          elapsed_s=time.monotonic() - started, not_found=not_found,
+                          spawn_error=message)
 
 
-def outcome_from_returncode(
-    req: ProcessRequest,
-    *,
-    returncode: int | None,
-    pid: int,
-    elapsed_s: float,
-    timed_out: bool,
-    stdout: bytes,
-    stdout_bytes: int,
-    truncated: bool,
-    stderr: bytes,
-    stderr_truncated: bool,
-    output_error: str | None,
-    gave_up: bool = False,
-) -> ProcessOutcome:
+def outcome_from_returncode(req: ProcessRequest, *, returncode: int | None, pid: int,
+                            elapsed_s: float, timed_out: bool, stdout: bytes, stdout_bytes: int,
+                            truncated: bool, stderr: bytes, stderr_truncated: bool,
+                            output_error: str | None, gave_up: bool = False) -> ProcessOutcome:
     """The outcome for a child that ran; a negative return code means a signal death."""
     killed_by = signal.Signals(-returncode) if returncode is not None and returncode < 0 else None
-    return ProcessOutcome(
-        label=req.label, argv0=req.argv[0],
-        rc=returncode if returncode is not None and returncode >= 0 else None,
-        stdout=stdout, stderr=stderr, elapsed_s=elapsed_s, timed_out=timed_out,
-        killed_by=killed_by, truncated=truncated, stdout_bytes=stdout_bytes,
-        stderr_truncated=stderr_truncated, output_error=output_error, pid=pid,
-        gave_up=gave_up,
-    )
+    return ProcessOutcome(label=req.label, argv0=req.argv[0],
+                          rc=returncode if returncode is not None and returncode >= 0 else None,
+                          stdout=stdout, stderr=stderr, elapsed_s=elapsed_s, timed_out=timed_out,
+                          killed_by=killed_by, truncated=truncated, stdout_bytes=stdout_bytes,
+                          stderr_truncated=stderr_truncated, output_error=output_error, pid=pid,
+                          gave_up=gave_up)

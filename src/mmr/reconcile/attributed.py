@@ -13,7 +13,6 @@ from itertools import groupby
 from mmr.models import Finding
 from mmr.reconcile.collation import CollateKey, collate_key
 from mmr.reconcile.stable_id import BatchIdentifier, StableIdentity
-from mmr.reconcile.wording import content_words
 
 
 @dataclass(slots=True, eq=False)
@@ -28,7 +27,6 @@ class Attributed:
     grams: tuple[str, ...] = field(init=False)
     #: Normalised location, category and suggestion: equal ones may fuzzy-merge anywhere.
     signature: tuple[str, str, str] = field(init=False)
-    _words: frozenset[str] | None = field(init=False, default=None)
     _shingle: frozenset[str] | None = field(init=False, default=None)
 
     @property
@@ -38,30 +36,16 @@ class Attributed:
             self._shingle = frozenset(self.grams)
         return self._shingle
 
-    @property
-    def words(self) -> frozenset[str]:
-        """Content words of the description, computed on first use."""
-        if self._words is None:
-            self._words = content_words(self.ident.normalized_description)
-        return self._words
-
     def __post_init__(self) -> None:
         self.location = self.ident.location
         self.grams = self.ident.description_shingle
-        self.signature = (
-            self.ident.normalized_location,
-            self.ident.normalized_category,
-            self.ident.normalized_suggestion,
-        )
+        self.signature = (self.ident.normalized_location, self.ident.normalized_category,
+                          self.ident.normalized_suggestion)
 
     def tie_break(self) -> tuple[CollateKey, CollateKey, CollateKey, CollateKey]:
         """Order among findings with the same key."""
-        return (
-            collate_key(self.source),
-            collate_key(self.location),
-            collate_key(self.finding.description),
-            collate_key(self.finding.suggestion),
-        )
+        return (collate_key(self.source), collate_key(self.location),
+                collate_key(self.finding.description), collate_key(self.finding.suggestion))
 
 
 def attribute(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Attributed]:

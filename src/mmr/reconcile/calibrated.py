@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from statistics import fmean
@@ -50,6 +50,7 @@ from mmr.reconcile.wording import content_words
 
 #: Lines two findings' ranges may be apart and still describe one defect.
 WINDOW = 10
+_BUCKET = WINDOW + 1
 #: Mean term Jaccard at or above which a finding joins a group (calibrated on real reviews).
 THRESHOLD = 0.12
 #: A group is compared on at most this many members (its first ones): enough for every
@@ -58,15 +59,6 @@ LINKAGE_MEMBERS = 8
 #: A file with more findings than this is a pile-up rather than a review: its findings
 #: are placed one by one (greedy average linkage) instead of clustered pair by pair.
 CLUSTER_LIMIT = 256
-
-#: How a group's similarity to a finding is read from its members' similarities: the rule
-#: uses ``average``; the others are there to be compared with it.
-LINKAGES: dict[str, Callable[[list[float]], float]] = {
-    "average": fmean,
-    "founder": lambda scores: scores[0],
-    "single": max,
-    "complete": min,
-}
 
 _LINE_SPAN = re.compile(r":(\d+)(?::\d+)?(?:-(\d+))?\Z|\s*\(line (\d+)\)\Z", re.IGNORECASE)
 
@@ -96,11 +88,16 @@ def line_range(location: str) -> tuple[int, int] | None:
     return (start, end) if end >= start else (end, start)
 
 
-def near(a: tuple[int, int] | None, b: tuple[int, int] | None, window: int = WINDOW) -> bool:
-    """Two line ranges at most ``window`` lines apart; a missing range is near anything."""
+def near(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    """Two line ranges at most :data:`WINDOW` lines apart; a missing range is near anything."""
     if a is None or b is None:
         return True
-    return max(a[0], b[0]) - min(a[1], b[1]) <= window
+    return max(a[0], b[0]) - min(a[1], b[1]) <= WINDOW
+
+
+def _near_buckets(span: tuple[int, int]) -> range:
+    """The line buckets (of ``WINDOW + 1`` lines) a range near ``span`` may cover."""
+    return range((span[0] - WINDOW) // _BUCKET, (span[1] + WINDOW) // _BUCKET + 1)
 
 
 @dataclass(slots=True, eq=False)
@@ -114,20 +111,19 @@ class _Placed:
     #: A member has no line, so the group is near every line of its file.
     lineless: bool = False
 
-    def near(self, span: tuple[int, int] | None, window: int) -> bool:
-        """Some member is within ``window`` lines of ``span`` (buckets of ``window + 1``)."""
+    def near(self, span: tuple[int, int] | None) -> bool:
+        """Some member is near ``span`` (buckets of ``WINDOW + 1`` lines)."""
         if span is None or self.lineless:
             return True
-        size = window + 1
-        for bucket in range((span[0] - window) // size, (span[1] + window) // size + 1):
+        for bucket in _near_buckets(span):
             for other in self.ranges.get(bucket, ()):
-                if near(span, other, window):
+                if near(span, other):
                     return True
         return False
 
 
 class CalibratedGrouper:
-    """Groups attributed findings by the calibrated rule; ``groups`` as the reference's.
+    """Groups one file's attributed findings by the calibrated rule, one by one.
 
     Findings are placed in the reference's visiting order (``attribute``), so the
     result does not depend on channel order. A finding looks only at groups near it:
@@ -136,44 +132,24 @@ class CalibratedGrouper:
     (:mod:`mmr.reconcile.prefix_index`) finds, checked for nearness. A group's mean
     similarity reaches the threshold only if one member's does, so the index misses no
     group the rule could join; it keeps a pile of unrelated findings on one line from
-    comparing every pair. ``findings`` (all that will be placed) fixes the indexes'
-    element order.
+    comparing every pair. ``described`` (the terms of every finding to be placed) fixes
+    the index's element order.
     """
 
-    def __init__(self, findings: Sequence[Attributed] = (), *, window: int = WINDOW,
-                 threshold: float = THRESHOLD, linkage: str = "average") -> None:
-        self.window = window
-        self.threshold = threshold
-        self._linkage = LINKAGES[linkage]
+    def __init__(self, described: Sequence[frozenset[str]]) -> None:
         self.groups: list[Group] = []
         self._by_key: dict[str, list[_Placed]] = {}
-        #: normalised location → line bucket → groups with a member there, by creation.
-        self._buckets: dict[str, dict[int, dict[int, _Placed]]] = {}
-        #: normalised location → groups with a member that has no line, by creation.
-        self._lineless: dict[str, dict[int, _Placed]] = {}
-        #: normalised location → every group there (for a finding without a line).
-        self._in_file: dict[str, list[_Placed]] = {}
-        #: Terms by normalised description: channels repeat descriptions word for word.
-        self._terms: dict[str, frozenset[str]] = {}
-        at_location: dict[str, list[frozenset[str]]] = {}
-        for f in findings:
-            at_location.setdefault(f.ident.normalized_location, []).append(self._described(f))
-        #: A prefix index for each crowded file, over every term set it will meet.
-        self._indexes = {
-            nloc: PrefixIndex[_Placed](threshold, universe, meetings=2, complete=True)
-            for nloc, universe in at_location.items() if len(universe) > SCAN_LIMIT
-        }
+        #: line bucket → groups with a member there, by creation.
+        self._buckets: dict[int, dict[int, _Placed]] = {}
+        #: groups with a member that has no line, by creation.
+        self._lineless: dict[int, _Placed] = {}
+        #: every group (for a finding without a line).
+        self._all: list[_Placed] = []
+        self._index = (PrefixIndex[_Placed](THRESHOLD, described)
+                       if len(described) > SCAN_LIMIT else None)
 
-    def _described(self, f: Attributed) -> frozenset[str]:
-        described = self._terms.get(f.ident.normalized_description)
-        if described is None:
-            described = self._terms[f.ident.normalized_description] = content_words(
-                f.ident.normalized_description)
-        return described
-
-    def place(self, f: Attributed) -> None:
+    def place(self, f: Attributed, described: frozenset[str]) -> None:
         span = line_range(f.location)
-        described = self._described(f)
         keyed = self._by_key.setdefault(f.ident.finding_key, [])
         joinable = [p for p in keyed if p.group.can_join(f)]
         # As MMR 4.0.1 ranks them: a group with a member at this very location first.
@@ -187,21 +163,16 @@ class CalibratedGrouper:
             keyed.append(found)
         self._add(found, f, described, span)
 
-    def _candidates(self, nloc: str, mine: frozenset[str],
-                    span: tuple[int, int] | None) -> list[_Placed]:
+    def _candidates(self, mine: frozenset[str], span: tuple[int, int] | None) -> list[_Placed]:
         """Groups that may be near ``span`` and similar to ``mine``, in creation order."""
-        lineless = self._lineless.get(nloc, {})
-        listed: list[dict[int, _Placed]] = [lineless]
+        listed: list[dict[int, _Placed]] = [self._lineless]
         if span is None:
-            listed = [{p.group.order: p for p in self._in_file.get(nloc, [])}]
-        elif buckets := self._buckets.get(nloc):
-            size = self.window + 1
-            listed.extend(buckets[bucket] for bucket in range(
-                (span[0] - self.window) // size, (span[1] + self.window) // size + 1)
-                if bucket in buckets)
-        index = self._indexes.get(nloc)
-        if index is not None and sum(map(len, listed)) > SCAN_LIMIT:
-            return sorted(index.candidates(mine), key=lambda p: p.group.order)
+            listed = [{p.group.order: p for p in self._all}]
+        else:
+            listed.extend(self._buckets[bucket] for bucket in _near_buckets(span)
+                          if bucket in self._buckets)
+        if self._index is not None and sum(map(len, listed)) > SCAN_LIMIT:
+            return sorted(self._index.candidates(mine), key=lambda p: p.group.order)
         seen: dict[int, _Placed] = {}
         for groups in listed:
             seen.update(groups)
@@ -212,12 +183,11 @@ class CalibratedGrouper:
         """The nearby group most similar to ``mine`` at or above the threshold, if any;
         the first in creation order among equals."""
         best: _Placed | None = None
-        best_score = self.threshold
-        for placed in self._candidates(f.ident.normalized_location, mine, span):
-            if not placed.near(span, self.window) or not placed.group.can_join(f):
+        best_score = THRESHOLD
+        for placed in self._candidates(mine, span):
+            if not placed.near(span) or not placed.group.can_join(f):
                 continue
-            score = self._linkage([similarity(mine, other)
-                                   for other in placed.terms[:LINKAGE_MEMBERS]])
+            score = fmean([similarity(mine, other) for other in placed.terms[:LINKAGE_MEMBERS]])
             if score > best_score or (best is None and score >= best_score):
                 best, best_score = placed, score
         return best
@@ -226,7 +196,7 @@ class CalibratedGrouper:
         group = Group(len(self.groups), f, collate_key(f.ident.normalized_location))
         self.groups.append(group)
         placed = _Placed(group)
-        self._in_file.setdefault(f.ident.normalized_location, []).append(placed)
+        self._all.append(placed)
         return placed
 
     def _add(self, placed: _Placed, f: Attributed, described: frozenset[str],
@@ -236,30 +206,24 @@ class CalibratedGrouper:
         group.location_by_source.setdefault(f.source, f.location)
         group.raw_locations.add(f.location)
         placed.terms.append(described)
-        nloc = f.ident.normalized_location
-        index = self._indexes.get(nloc)
-        if index is not None and described:
-            index.add(described, placed)
+        if self._index is not None and described:
+            self._index.add(described, placed)
         if span is None:
             placed.lineless = True
-            self._lineless.setdefault(nloc, {})[group.order] = placed
+            self._lineless[group.order] = placed
         else:
-            size = self.window + 1
-            buckets = self._buckets.setdefault(nloc, {})
-            for bucket in range(span[0] // size, span[1] // size + 1):
-                buckets.setdefault(bucket, {})[group.order] = placed
+            for bucket in range(span[0] // _BUCKET, span[1] // _BUCKET + 1):
+                self._buckets.setdefault(bucket, {})[group.order] = placed
                 placed.ranges.setdefault(bucket, []).append(span)
 
 
-def _near_pairs(spans: Sequence[tuple[int, int] | None],
-                window: int) -> Iterator[tuple[int, int]]:
+def _near_pairs(spans: Sequence[tuple[int, int] | None]) -> Iterator[tuple[int, int]]:
     """Every pair ``i < j`` of near spans, looking only at line buckets that can be near."""
-    size = window + 1
     lineless = [i for i, span in enumerate(spans) if span is None]
     buckets: dict[int, list[int]] = {}
     for i, span in enumerate(spans):
         if span is not None:
-            for bucket in range(span[0] // size, span[1] // size + 1):
+            for bucket in range(span[0] // _BUCKET, span[1] // _BUCKET + 1):
                 buckets.setdefault(bucket, []).append(i)
     for i, span in enumerate(spans):
         if span is None:
@@ -267,9 +231,9 @@ def _near_pairs(spans: Sequence[tuple[int, int] | None],
             continue
         yield from ((i, j) for j in lineless if j > i)
         seen: set[int] = set()
-        for bucket in range((span[0] - window) // size, (span[1] + window) // size + 1):
+        for bucket in _near_buckets(span):
             for j in buckets.get(bucket, ()):
-                if j > i and j not in seen and near(span, spans[j], window):
+                if j > i and j not in seen and near(span, spans[j]):
                     seen.add(j)
                     yield i, j
 
@@ -286,13 +250,12 @@ def _compatible(a: dict[str, str], b: dict[str, str]) -> bool:
 
 
 def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | None],
-              described: Sequence[frozenset[str]], window: int,
-              threshold: float) -> list[list[int]]:
+              described: Sequence[frozenset[str]]) -> list[list[int]]:
     """Agglomerative average linkage (UPGMA) over one file's findings, by index.
 
     Clusters start as the findings of one ``finding_key``; the two clusters with the
     highest mean similarity over all their cross pairs (pairs not near each other count
-    as 0) merge, until no two reach ``threshold``. Ties go to the clusters met first.
+    as 0) merge, until no two reach :data:`THRESHOLD`. Ties go to the clusters met first.
     """
     cluster_of: list[int] = []
     members: dict[int, list[int]] = {}
@@ -313,7 +276,7 @@ def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | 
         cluster_of.append(cluster)
         members.setdefault(cluster, []).append(i)
     sums: dict[tuple[int, int], float] = {}
-    for i, j in _near_pairs(spans, window):
+    for i, j in _near_pairs(spans):
         a, b = cluster_of[i], cluster_of[j]
         if a != b:
             value = similarity(described[i], described[j])
@@ -330,7 +293,7 @@ def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | 
 
     heap = [(-mean(a, b), a, b) for a, b in sums]
     heapify(heap)
-    while heap and -heap[0][0] >= threshold:
+    while heap and -heap[0][0] >= THRESHOLD:
         negative, a, b = heappop(heap)
         if (a, b) not in sums or mean(a, b) != -negative:
             continue  # an entry from before one of the two clusters grew
@@ -359,15 +322,13 @@ def _clusters(findings: Sequence[Attributed], spans: Sequence[tuple[int, int] | 
     return [sorted(found) for found in members.values()]
 
 
-def group_calibrated(findings: Sequence[Attributed], *, window: int = WINDOW,
-                     threshold: float = THRESHOLD, linkage: str = "average",
-                     greedy: bool = False) -> list[Group]:
+def group_calibrated(findings: Sequence[Attributed]) -> list[Group]:
     """The groups of ``findings`` (in visiting order) by the calibrated rule.
 
     Each file's findings are clustered by average linkage (:func:`_clusters`), so the
     result does not depend on the order findings are met. A file with more than
-    :data:`CLUSTER_LIMIT` findings (a pile-up, not a review) or ``greedy=True`` places
-    findings one by one instead (:class:`CalibratedGrouper`, with ``linkage``).
+    :data:`CLUSTER_LIMIT` findings (a pile-up, not a review) places findings one by one
+    instead (:class:`CalibratedGrouper`).
     """
     by_file: dict[str, list[Attributed]] = {}
     for f in findings:
@@ -377,20 +338,19 @@ def group_calibrated(findings: Sequence[Attributed], *, window: int = WINDOW,
     # Channels repeat descriptions word for word: each distinct one is read once.
     words: dict[str, frozenset[str]] = {}
     for in_file in by_file.values():
-        if greedy or len(in_file) > CLUSTER_LIMIT:
-            grouper = CalibratedGrouper(in_file, window=window, threshold=threshold,
-                                        linkage=linkage)
-            for f in in_file:
-                grouper.place(f)
-            found.extend(g.members for g in grouper.groups)
-            continue
-        spans = [line_range(f.location) for f in in_file]
         described = [words.get(f.ident.normalized_description)
                      or words.setdefault(f.ident.normalized_description,
                                          content_words(f.ident.normalized_description))
                      for f in in_file]
+        if len(in_file) > CLUSTER_LIMIT:
+            grouper = CalibratedGrouper(described)
+            for f, terms in zip(in_file, described, strict=True):
+                grouper.place(f, terms)
+            found.extend(g.members for g in grouper.groups)
+            continue
+        spans = [line_range(f.location) for f in in_file]
         found.extend([in_file[i] for i in cluster]
-                     for cluster in _clusters(in_file, spans, described, window, threshold))
+                     for cluster in _clusters(in_file, spans, described))
     found.sort(key=lambda members: position[id(members[0])])
     groups = []
     for order, members in enumerate(found):

@@ -21,9 +21,8 @@ _UNIT_AFTER = re.compile(
     "|elements?|chars?|characters?|ms|s)\\b)",
     _AI,
 )
-_LOCATION_VERB_END = re.compile(
-    r"\b(?:found|reported|detected|raised|located|declared|defined)\Z", _AI
-)
+_LOCATION_VERB_END = re.compile(r"\b(?:found|reported|detected|raised|located|declared|defined)\Z",
+                                _AI)
 _SEVERITY_PREFIX = re.compile(
     f"\\A[{WS_CLASS}]*(?:p[0-3]|critical|high|medium|low|info)[{WS_CLASS}]*:[{WS_CLASS}]*", _AI
 )
@@ -101,7 +100,6 @@ def _follows_location_verb(before: str) -> bool:
 
 def _strip_at_locations(segment: str) -> str:
     """Delete ``at N`` only where it names a location."""
-
     def replace(match: re.Match[str]) -> str:
         if _UNIT_AFTER.match(segment[match.end() :]):
             return match.group(0)

@@ -27,36 +27,25 @@ class PrefixIndex(Generic[T]):
 
     A set is any collection of distinct elements; a tuple is walked faster than a
     frozenset, and each set is walked once per look-up (``add`` after ``candidates`` of
-    the same object reuses it).
+    the same object reuses it). ``universe`` is every set that will be added or looked
+    up, each once.
 
     Postings keep each element's position and the set's size, so a candidate whose
     remaining elements cannot reach the overlap the threshold needs is dropped while it
-    is found (the positional filter of PPJoin, Xiao et al. 2008). With ``meetings=2`` the
-    prefixes are one element longer and an item must be met twice: a pile of findings
-    that share one rare gram by chance (ever more of them as the pile grows) is no
-    longer verified pair by pair.
+    is found (the positional filter of PPJoin, Xiao et al. 2008). The prefixes are one
+    element longer than the bound and an item must be met twice: a pile of findings
+    that share one rare gram by chance (ever more of them as the pile grows) is not
+    verified pair by pair.
     """
 
-    def __init__(
-        self,
-        threshold: float,
-        universe: Iterable[Collection[str]],
-        *,
-        meetings: int = 1,
-        complete: bool = False,
-    ) -> None:
-        if meetings not in (1, 2):
-            raise ValueError(f"meetings must be 1 or 2, not {meetings}")
-        self._meetings = meetings
+    def __init__(self, threshold: float, universe: Iterable[Collection[str]]) -> None:
         counts = Counter(chain.from_iterable(universe))
-        #: With a ``complete`` universe (every set to be added or looked up, each once), an
-        #: element of one set alone can meet no other set: it is left out of the table
-        #: (which is the smaller the more often it is read) and ranks ``-1``, before all.
-        ranked = compress(counts, map(lt, repeat(1), counts.values())) if complete else counts
+        # An element of one set alone can meet no other set: it is left out of the table
+        # (which is the smaller the more often it is read) and ranks ``-1``, before all.
+        ranked = compress(counts, map(lt, repeat(1), counts.values()))
         # Rarest first; ties in the order first met, which is as fixed as any other order.
         ordered = sorted(ranked, key=counts.__getitem__)
         self._rank = dict(zip(ordered, range(len(ordered)), strict=True))
-        self._complete = complete
         self._threshold = threshold
         self._ratio = threshold / (1 + threshold)
         #: The overlap two sets of ``n`` elements in all need, by ``n``, grown on demand.
@@ -71,19 +60,9 @@ class PrefixIndex(Generic[T]):
             return self._last[1]  # a finding that founds a group was just looked up
         size = len(elements)
         # floor, not ceil: never shorter than the exact bound, whatever the float rounding;
-        # ``meetings - 1`` elements past it (see ``candidates``).
-        keep = min(size, size - math.floor(self._threshold * size) + self._meetings)
-        rank = self._rank
-        try:
-            if self._complete:
-                ranked = sorted(map(rank.get, elements, repeat(-1)))
-            else:
-                ranked = sorted(map(rank.__getitem__, elements))
-        except KeyError:  # elements outside the universe: after all of it, as first met
-            for element in elements:
-                rank.setdefault(element, len(rank))
-            ranked = sorted(map(rank.__getitem__, elements))
-        prefix = ranked[:keep]
+        # one element past it (see ``candidates``).
+        keep = min(size, size - math.floor(self._threshold * size) + 2)
+        prefix = sorted(map(self._rank.get, elements, repeat(-1)))[:keep]
         self._last = (elements, prefix)
         return prefix
 
@@ -104,7 +83,7 @@ class PrefixIndex(Generic[T]):
         """
         reach = self._reaches.get(size)
         if reach is None:
-            slack = self._meetings
+            slack = 2
             least = math.ceil(self._threshold * size - 1e-9)
             limit = size + math.floor(size / self._threshold + 1e-9)
             needed = self._overlap_needed(limit)
@@ -136,15 +115,15 @@ class PrefixIndex(Generic[T]):
 
         Two sets of total size ``n`` reaching the threshold share ``a >= needed[n]``
         elements, and ``a >= least`` (the threshold times the probe's size). The first
-        ``meetings`` elements they share are in both prefixes, so with two meetings an
-        item is a candidate only when met twice (once when ``least`` is 1). When the
+        two elements they share are in both prefixes, so an item is a candidate only
+        when met twice (once when ``least`` is 1). When the
         ``j``-th shared element is met, ``j - 1`` are behind it and at most the shorter
         rest of the two sets after it, so a bucket of (size, rest) whose ``j + rest`` is
         under the overlap needed cannot hold a ``j``-th meeting and is skipped unread.
         """
         seen: set[T] = set()
         twice: set[T] = set()
-        slack = self._meetings
+        slack = 2
         size = len(elements)
         least = math.ceil(self._threshold * size - 1e-9)  # over every size J >= t allows
         needed = self._needed
@@ -153,7 +132,6 @@ class PrefixIndex(Generic[T]):
         # float error from cutting one that can.
         bound = slack - self._ratio * size + 1e-7
         postings = self._postings
-        counting = slack > 1
         # The prefix is never shorter than the positions that can still meet (``_reach``).
         for element, (left, top) in zip(self._prefix(elements), self._reach(size), strict=False):
             posting = postings.get(element)
@@ -166,11 +144,11 @@ class PrefixIndex(Generic[T]):
                 need = needed[size + other_size]
                 if other_left + slack < need:
                     continue
-                if counting and seen:
+                if seen:
                     twice.update(seen.intersection(items))
                 if left + 1 >= need and other_left + 1 >= need:
                     seen.update(items)
-        return twice if counting and least > 1 else seen
+        return twice if least > 1 else seen
 
 
 class _Posting(Generic[T]):

@@ -9,8 +9,7 @@ members under the calibrated rule), orders the result and numbers it.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 
 from mmr.models import (
     COMPENSATING_PREFIX,
@@ -30,10 +29,8 @@ from mmr.vocabulary import DEFAULT_RECONCILE_RULE, SEVERITY_ORDER, ReconcileRule
 __all__ = ["COMPENSATING_PREFIX", "FUZZY_THRESHOLD", "reconcile"]
 
 
-def _agreement(
-    sources: list[str], severities: set[Severity], severity: Severity,
-    identities: Mapping[str, str],
-) -> tuple[Agreement, Confidence]:
+def _agreement(sources: list[str], severities: set[Severity], severity: Severity,
+               identities: Mapping[str, str]) -> tuple[Agreement, Confidence]:
     """Agreement and confidence of a group's sources, counted by reviewer identity."""
     if len(sources) > 1 and len({identities.get(s, s) for s in sources}) >= 2:
         if len(severities) == 1:
@@ -89,47 +86,21 @@ def _merge(group: Group, identities: Mapping[str, str],
     )
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while one reconciliation runs.
-
-    Reconciling allocates several containers per finding (shingle sets of ~100 grams
-    among them) and none of them form reference cycles
-    (``test_reconcile_leaves_no_cyclic_garbage``), so collector passes free nothing here;
-    yet with tens of thousands of findings they cost about a third of the run, rescanning
-    every shingle. The temporaries are freed by reference counting before the collector is
-    re-enabled, so it only ever sees the results. The previous state is restored.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _grouped(
-    channel_findings: Mapping[str, Sequence[Finding]],
-    identities: Mapping[str, str],
-    rule: ReconcileRule,
-) -> list[ReconciledFinding]:
+def _grouped(channel_findings: Mapping[str, Sequence[Finding]], identities: Mapping[str, str],
+             rule: ReconcileRule) -> list[ReconciledFinding]:
     """Attribute, group and merge; every intermediate object is freed on return."""
     findings = attribute(channel_findings)
     if rule == "calibrated":
         return [_merge(g, identities, with_members=True) for g in group_calibrated(findings)]
-    grouper = Grouper(findings, merge_reworded=False)
+    grouper = Grouper(findings)
     for f in findings:
         grouper.place(f)
     return [_merge(g, identities) for g in grouper.groups]
 
 
-def reconcile(
-    channel_findings: Mapping[str, Sequence[Finding]],
-    *,
-    identities: Mapping[str, str] | None = None,
-    rule: ReconcileRule = DEFAULT_RECONCILE_RULE,
-) -> list[ReconciledFinding]:
+def reconcile(channel_findings: Mapping[str, Sequence[Finding]], *,
+              identities: Mapping[str, str] | None = None,
+              rule: ReconcileRule = DEFAULT_RECONCILE_RULE) -> list[ReconciledFinding]:
     """Group, merge, order and number the findings of the completed channels.
 
     ``channel_findings`` is in job channel order. ``identities`` maps a channel to the
@@ -137,8 +108,15 @@ def reconcile(
     not in it are their own reviewer, as in MMR 4.0.1. ``rule="reference"`` groups by
     MMR 4.0.1's rule and writes what MMR 4.0.1 writes (no ``members``).
     """
-    with _collector_paused():
+    # Reconciling makes no reference cycles (``test_reconcile_leaves_no_cyclic_garbage``),
+    # so collector passes free nothing here, yet cost a third of a run of 20,000 findings.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
         merged = _grouped(channel_findings, identities or {}, rule)
+    finally:
+        if paused:
+            gc.enable()
     merged.sort(key=lambda r: (SEVERITY_ORDER[r.severity], r.finding_key, collate_key(r.location)))
     for position, finding in enumerate(merged, 1):
         if finding.id is None:

@@ -20,25 +20,7 @@ from mmr.reconcile.normalize import (
     normalize_location,
     normalize_suggestion,
     strip_dot_slash,
-    strip_line_span,
 )
-
-__all__ = [
-    "SHINGLE_SIZE",
-    "BatchIdentifier",
-    "KeyedFinding",
-    "StableIdentity",
-    "description_shingle",
-    "finding_key",
-    "identify",
-    "jaccard",
-    "normalize_category",
-    "normalize_description",
-    "normalize_location",
-    "normalize_suggestion",
-    "strip_dot_slash",
-    "strip_line_span",
-]
 
 _MODAL = re.compile(r"\b(?:must|should)\b", re.ASCII)
 SHINGLE_SIZE = 5
@@ -123,38 +105,25 @@ def _location_parts(raw_location: str) -> _LocationParts:
     return location, nloc, _escape(nloc)
 
 
-def _assemble_identity(
-    location: _LocationParts,
-    ncat: str,
-    description: _DescriptionParts,
-    suggestion: _SuggestionParts,
-) -> StableIdentity:
+def _assemble_identity(location: _LocationParts, ncat: str, description: _DescriptionParts,
+                       suggestion: _SuggestionParts) -> StableIdentity:
     raw, nloc, escaped_nloc = location
     ndesc, desc_sha1, shingle = description
     nsug, sug_sha1 = suggestion
     preimage = f"{escaped_nloc}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
-    return StableIdentity(
-        location=raw,
-        normalized_location=nloc,
-        normalized_category=ncat,
-        normalized_description=ndesc,
-        normalized_suggestion=nsug,
-        description_sha1=desc_sha1,
-        suggestion_sha1=sug_sha1,
-        key_preimage=preimage,
-        finding_key=sha1_hex(preimage),
-        description_shingle=shingle,
-    )
+    return StableIdentity(location=raw, normalized_location=nloc, normalized_category=ncat,
+                          normalized_description=ndesc, normalized_suggestion=nsug,
+                          description_sha1=desc_sha1, suggestion_sha1=sug_sha1,
+                          key_preimage=preimage, finding_key=sha1_hex(preimage),
+                          description_shingle=shingle)
 
 
 def identify(finding: KeyedFinding) -> StableIdentity:
     """Compute the stable identity of one finding."""
-    return _assemble_identity(
-        _location_parts(finding.location),
-        normalize_category(finding.category),
-        _description_parts(finding.description),
-        _suggestion_parts(finding.suggestion),
-    )
+    return _assemble_identity(_location_parts(finding.location),
+                              normalize_category(finding.category),
+                              _description_parts(finding.description),
+                              _suggestion_parts(finding.suggestion))
 
 
 class BatchIdentifier:
@@ -182,9 +151,8 @@ class BatchIdentifier:
         location = self._locations.get(finding.location)
         if location is None:
             location = self._locations[finding.location] = _location_parts(finding.location)
-        return _assemble_identity(
-            location, normalize_category(finding.category), description, suggestion
-        )
+        return _assemble_identity(location, normalize_category(finding.category), description,
+                                  suggestion)
 
 
 def finding_key(finding: KeyedFinding) -> str:

@@ -64,9 +64,8 @@ class ChannelCounts:
     independent: int
 
 
-def count_channels(
-    per_channel: Mapping[str, ChannelResult], identities: Mapping[str, str] | None = None
-) -> ChannelCounts:
+def count_channels(per_channel: Mapping[str, ChannelResult],
+                   identities: Mapping[str, str] | None = None) -> ChannelCounts:
     """Count after the pipeline's downgrades; ``identities`` as for ``reconcile``."""
     completed = [name for name, result in per_channel.items() if result.status == "completed"]
     reviewers = {(identities or {}).get(name, name) for name in completed}
@@ -82,13 +81,8 @@ class Decision:
     blocking: int
 
 
-def decide(
-    findings: Sequence[ReconciledFinding],
-    counts: ChannelCounts,
-    *,
-    fix_threshold: Severity,
-    floor: int,
-) -> Decision:
+def decide(findings: Sequence[ReconciledFinding], counts: ChannelCounts, *, fix_threshold: Severity,
+           floor: int) -> Decision:
     """The verdict and its summary; the first branch that applies wins."""
     blocking = blocking_count(findings, fix_threshold)
     done, total = counts.completed, counts.channels
@@ -224,24 +218,16 @@ def _total(per_channel: Mapping[str, ChannelResult], figure: str) -> int | float
     return round(total, 6) if isinstance(total, float) else total
 
 
-def build_results(
-    per_channel: Mapping[str, ChannelResult],
-    findings: Sequence[ReconciledFinding],
-    job: JobFacts,
-    off_diff: OffDiff | None = None,
-) -> ReconciledResults:
+def build_results(per_channel: Mapping[str, ChannelResult], findings: Sequence[ReconciledFinding],
+                  job: JobFacts, off_diff: OffDiff | None = None) -> ReconciledResults:
     """Gate, verdict and counts assembled into the results document."""
     off = off_diff or OffDiff()
     counts = count_channels(per_channel, job.identities)
     gated = list(findings)
     if job.outside_diff_gate == "block":
         gated += [*off.outside_diff, *off.unanchored]
-    decision = decide(
-        gated,
-        counts,
-        fix_threshold=job.fix_threshold,
-        floor=effective_floor(job.min_completed_channels),
-    )
+    decision = decide(gated, counts, fix_threshold=job.fix_threshold,
+                      floor=effective_floor(job.min_completed_channels))
     decision = _unreviewed(decision, job.coverage)
     note, ungated = ("", 0)
     if job.outside_diff_gate == "advisory" and counts.completed:

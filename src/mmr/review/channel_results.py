@@ -70,14 +70,8 @@ def entry_elapsed(entry: ChannelJobEntry) -> str:
     return entry.elapsed or "0s"
 
 
-def channel_result(
-    entry: ChannelJobEntry,
-    files: ChannelFilesView,
-    scope: DiffScope | None,
-    *,
-    include_raw: bool = False,
-    repo_root: Path | None = None,
-) -> ChannelResult:
+def channel_result(entry: ChannelJobEntry, files: ChannelFilesView, scope: DiffScope | None, *,
+                   include_raw: bool = False, repo_root: Path | None = None) -> ChannelResult:
     """The channel's ``per_channel`` entry, its findings sorted by place."""
     extras = _extras(entry)
     elapsed = entry_elapsed(entry)
@@ -102,8 +96,7 @@ def channel_result(
     return ChannelResult(status="completed", elapsed=elapsed, findings=placed.in_diff,
                          raw_output=raw_output, error=error,
                          outside_diff_findings=placed.outside_diff or None,
-                         unanchored_findings=placed.unanchored or None, note=parsed.note,
-                         **extras)
+                         unanchored_findings=placed.unanchored or None, note=parsed.note, **extras)
 
 
 def _not_completed(entry: ChannelJobEntry, files: ChannelFilesView, elapsed: str,
@@ -120,10 +113,9 @@ def _not_completed(entry: ChannelJobEntry, files: ChannelFilesView, elapsed: str
     elif entry.status in _STATUS_ERRORS:
         base = _STATUS_ERRORS[entry.status]
         error = f"{base}: {detail}" if detail else base
-    return ChannelResult(
-        status=entry.status, elapsed=elapsed, findings=[], raw_output=raw_output, error=error,
-        recovery=redact_text(entry.recovery) if entry.recovery else None, **extras,
-    )
+    return ChannelResult(status=entry.status, elapsed=elapsed, findings=[], raw_output=raw_output,
+                         error=error,
+                         recovery=redact_text(entry.recovery) if entry.recovery else None, **extras)
 
 
 def _extras(entry: ChannelJobEntry) -> dict[str, Any]:

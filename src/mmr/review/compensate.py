@@ -69,10 +69,9 @@ def compensator_name(config: LoadedConfig) -> str:
     return block.channel if block is not None and block.channel else DEFAULT_COMPENSATOR
 
 
-def plan_compensation(
-    outcomes: Mapping[str, ChannelStatus], config: LoadedConfig, *, compensate_missing: bool,
-    required: Mapping[str, bool], reasons: Mapping[str, str | None] | None = None,
-) -> CompensationPlan:
+def plan_compensation(outcomes: Mapping[str, ChannelStatus], config: LoadedConfig, *,
+                      compensate_missing: bool, required: Mapping[str, bool],
+                      reasons: Mapping[str, str | None] | None = None) -> CompensationPlan:
     """The passes to run for the job's channels, in job order.
 
     ``outcomes`` maps each resolved review channel to its final status; ``reasons`` (mmr)

@@ -35,10 +35,8 @@ def channel_argv(result: GateResult, repo_root: Path) -> list[str] | None:
     if isinstance(channel, ReplayChannel):
         return replay_argv(result.name, channel)
     file_mode = channel.prompt_delivery == "prompt-file"
-    values = PlaceholderValues(
-        channel=result.name, repo_root=repo_root, vars=channel.vars or {},
-        prompt_file=Path(PROMPT_FILE_PLACEHOLDER) if file_mode else None,
-    )
+    values = PlaceholderValues(channel=result.name, repo_root=repo_root, vars=channel.vars or {},
+                               prompt_file=Path(PROMPT_FILE_PLACEHOLDER) if file_mode else None)
     try:
         argv = expand_argv(channel.command or "", channel.flags, values=values)
     except ConfigError as exc:
@@ -136,7 +134,6 @@ def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:
 
 def dry_run_json(results: Sequence[GateResult], repo_root: Path) -> str:
     """``--dry-run --format json``: the same facts as one document."""
-
     return dumps({"dry_run": True,
                   "would_dispatch": [r.name for r in results if r.passed],
                   "channels": [channel_entry(r, repo_root) for r in results]})

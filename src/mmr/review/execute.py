@@ -13,12 +13,13 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from mmr.cache.store import ReviewCache, open_review_cache
 from mmr.config.paths import jobs_dir, mmr_home, sessions_dir
+from mmr.config.schema import CacheConfig
 from mmr.dispatch.auth import gate_update
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.plan import ChannelEvent, ChannelPlan, DispatchContext
@@ -27,6 +28,7 @@ from mmr.dispatch.versions import record_cli_versions_async
 from mmr.dispatch.workspace import export_workspace, uses_workspace
 from mmr.errors import MmrError
 from mmr.formatters.json import dumps
+from mmr.models import ReconciledResults
 from mmr.review.compensate import plan_compensation, run_compensation
 from mmr.review.incremental import record_pull_review
 from mmr.review.launch import start_worker
@@ -52,10 +54,6 @@ from mmr.store.layout import COMPENSATING_PREFIX
 from mmr.store.pulls import PULL_STATE, write_stored
 from mmr.store.records import JobRecord, ReviewControls, derive_job_status
 from mmr.store.sessions import SessionStore, link_review_job
-
-if TYPE_CHECKING:
-    from mmr.config.schema import CacheConfig
-    from mmr.models import ReconciledResults
 
 
 def wait_budget(setup: ReviewSetup) -> float:
@@ -155,8 +153,7 @@ def _dispatch(job_plan: JobPlan, store: JobStore, job_id: str, plans: list[Chann
               io: ReviewIO, *, workspace: Path | None) -> None:
     ctx = DispatchContext(job_id=job_id, store=store, repo_root=job_plan.project_root,
                           parallel=job_plan.loaded.defaults.parallel, on_event=io.progress,
-                          cache=review_cache(job_plan.loaded.defaults.cache),
-                          workspace=workspace)
+                          cache=review_cache(job_plan.loaded.defaults.cache), workspace=workspace)
 
     async def work() -> list[str]:
         versions_recorded = anyio.Event()
@@ -220,8 +217,7 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     return results
 
 
-def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult],
-                    io: ReviewIO) -> ReviewOutcome:
+def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult], io: ReviewIO) -> ReviewOutcome:
     """``--sync``: steps 19–26 in the foreground; exit with the verdict's code."""
     if not any(r.passed for r in gate):
         raise MmrError(no_channel_passed_message(gate))                     # 19
@@ -259,8 +255,7 @@ def gate_wait_budget(setup: ReviewSetup) -> float:
     return 2 * max(timeouts, default=0.0) + 30.0
 
 
-def dispatch_summary(job: JobRecord, setup: ReviewSetup,
-                     not_dispatched: Sequence[dict[str, str]],
+def dispatch_summary(job: JobRecord, setup: ReviewSetup, not_dispatched: Sequence[dict[str, str]],
                      worker_pid: int | None = None) -> dict[str, Any]:
     """The default-mode summary, keys in MMR 4.0.1's order.
 

@@ -69,7 +69,6 @@ def ratification(block: GateBlock, trust: TrustContext, request: ReviewRequest) 
 def gate_outcome(block: GateBlock, trust: TrustContext, loaded: LoadedConfig,
                  request: ReviewRequest) -> ReviewOutcome:
     """The ratification-gate document, exit 2."""
-
     document = ratification_results(
         block.summary, loaded.defaults.fix_threshold, trust.mode,
         proposed_acks=list(block.proposed.ack_files_changed),

@@ -102,11 +102,9 @@ def job_verdict(store: JobStore, job_id: str, *, fmt: str | None = None,
 
 
 def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: str,
-                       fmt: str | None = None, stdin: TextIO | None = None,
-                       wait: bool = False, wait_timeout: float | None = None,
-                       terminal: bool = False) -> ReviewOutcome:
+                       fmt: str | None = None, stdin: TextIO | None = None, wait: bool = False,
+                       wait_timeout: float | None = None, terminal: bool = False) -> ReviewOutcome:
     """``mmr reconcile``: add ``--input``'s findings as channel ``channel``, then the verdict."""
-
     job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)  # 1, 2
     name = injected_channel_name(channel, job)             # 3, 4
     parsed = external_findings(source, stdin)              # 5, 6

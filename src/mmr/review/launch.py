@@ -13,15 +13,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mmr.errors import MmrError
 from mmr.process.detached import DetachedProcess, spawn_detached
+from mmr.review.run import JobPlan
 from mmr.review.worker_plan import WorkerPlan
-
-if TYPE_CHECKING:
-    from mmr.review.run import JobPlan
-    from mmr.store.jobs import JobStore
+from mmr.store.jobs import JobStore
 
 WORKER_MODULE = "mmr.review.worker"
 
@@ -73,7 +70,6 @@ def start_worker(store: JobStore, job_id: str, plan: JobPlan, *, cwd: Path) -> S
     Raises :class:`MmrError` when the worker cannot be started or dies before it has read
     its plan (the job then shows ``worker_died`` on the next ``mmr status``).
     """
-
     payload = WorkerPlan.for_job(job_id, store.root, plan).to_json()
     log_path = store.worker_log_path(job_id)
     gate_read, gate_write = os.pipe()
@@ -107,8 +103,7 @@ def report_gate(gate_fd: int, not_dispatched: list[dict[str, str]]) -> None:
         os.close(gate_fd)
 
 
-def _send_plan(process: DetachedProcess, payload: bytes, job_id: str,
-               log_path: Path) -> None:
+def _send_plan(process: DetachedProcess, payload: bytes, job_id: str, log_path: Path) -> None:
     stdin = process.stdin
     if stdin is None:  # cannot happen with stdin=PIPE; keeps the type checker honest
         raise MmrError(f"No pipe to the review worker of job {job_id}")

@@ -73,8 +73,7 @@ class GateResult:
         return f"  {self.name}: {self.raw_status}" + (f" — {recovery}" if recovery else "")
 
 
-def run_preflight(planned: Sequence[PlannedChannel], *,
-                  parallel: bool = True) -> list[GateResult]:
+def run_preflight(planned: Sequence[PlannedChannel], *, parallel: bool = True) -> list[GateResult]:
     """Check every channel that has a plan (one event loop, concurrently unless
     ``defaults.parallel`` is off); results in resolution order."""
     to_check = [(p.name, p.channel) for p in planned if p.plan is not None]

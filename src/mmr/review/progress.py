@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -31,11 +31,6 @@ from rich.text import Text
 from mmr.dispatch.plan import ChannelEvent
 from mmr.models import TERMINAL_STATUSES
 from mmr.review.run import HEARTBEAT_S
-
-if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.live import Live
-
 
 _STYLES = {"completed": "green", "running": "cyan", "dispatched": "dim",
            "not_installed": "yellow", "skipped": "yellow"}
@@ -78,7 +73,6 @@ class ProgressDisplay:
         self.color = color
         self._rows: dict[str, _Row] = {}
         self._lock = threading.Lock()
-        self._live: Live | None = None
         self._started: float | None = None
         #: The table has been drawn and closed: later events are plain lines again.
         self._closed = False
@@ -110,11 +104,9 @@ class ProgressDisplay:
 
         with Live(self, console=self._console(), refresh_per_second=8, transient=False,
                   redirect_stdout=False, redirect_stderr=True) as live:
-            self._live = live
             try:
                 yield
             finally:
-                self._live = None
                 self._closed = True
                 live.refresh()
 
@@ -157,7 +149,6 @@ class ProgressDisplay:
 
     def __rich__(self) -> Any:
         """The table rich redraws on every refresh."""
-
         table = Table.grid(padding=(0, 2))
         now = time.monotonic()
         with self._lock:
@@ -175,7 +166,6 @@ class ProgressDisplay:
         return Group(table, Text(waiting, style="dim" if self.color else ""))
 
     def _console(self) -> Console:
-
         return Console(file=self.stream, force_terminal=True, no_color=not self.color,
                        highlight=False)
 

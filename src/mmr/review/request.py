@@ -61,12 +61,10 @@ class ReviewRequest(BaseModel):
                            head=self.head)
 
     def trust_flags(self) -> TrustFlags:
-        return TrustFlags(
-            config_base_ref=self.config_base_ref,
-            trust_project_config=self.trust_project_config,
-            trust_project_acks=self.trust_project_acks,
-            accept_new_acks=self.accept_new_acks,
-        )
+        return TrustFlags(config_base_ref=self.config_base_ref,
+                          trust_project_config=self.trust_project_config,
+                          trust_project_acks=self.trust_project_acks,
+                          accept_new_acks=self.accept_new_acks)
 
     def config_overrides(self) -> dict[str, Any]:
         """The flags that are a config layer: ``defaults.fix_threshold/timeout/format``, and
@@ -76,7 +74,6 @@ class ReviewRequest(BaseModel):
 
     def command_line(self, **changes: Any) -> str:
         """``mmr review`` with this run's flags (and ``changes``), ready to paste."""
-
         request = self.model_copy(update=changes)
         argv = ["mmr", "review"]
         for name, field in type(self).model_fields.items():

@@ -98,15 +98,13 @@ class WorkerPlan(_Plain):
 
     @classmethod
     def for_job(cls, job_id: str, jobs_root: Path, plan: JobPlan) -> WorkerPlan:
-        return cls(
-            job_id=job_id, jobs_root=str(jobs_root.absolute()), config=plan.loaded.config,
-            cli_timeout=plan.loaded.cli_timeout, project_root=str(plan.project_root),
-            compensate_missing=plan.compensate_missing, base_prompt=plan.base_prompt,
-            channels=tuple(_Planned.of(p) for p in plan.planned),
-            workspace_kind=plan.workspace.kind if plan.workspace else None,
-            workspace_commit=plan.workspace.commit if plan.workspace else None,
-            trusted_ref=plan.trusted_ref,
-        )
+        return cls(job_id=job_id, jobs_root=str(jobs_root.absolute()), config=plan.loaded.config,
+                   cli_timeout=plan.loaded.cli_timeout, project_root=str(plan.project_root),
+                   compensate_missing=plan.compensate_missing, base_prompt=plan.base_prompt,
+                   channels=tuple(_Planned.of(p) for p in plan.planned),
+                   workspace_kind=plan.workspace.kind if plan.workspace else None,
+                   workspace_commit=plan.workspace.commit if plan.workspace else None,
+                   trusted_ref=plan.trusted_ref)
 
     def job_plan(self) -> JobPlan:
         """The plan as the in-process code uses it (config layers are not carried: unused)."""

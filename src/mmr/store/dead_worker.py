@@ -36,15 +36,12 @@ def sweep_dead_worker(paths: JobPaths) -> list[str]:
         unfinished = read_job(paths).running_channels
         now = iso_timestamp()
         for channel in unfinished:
-            merge_status_file(
-                paths, channel, {"status": "failed", "reason": WORKER_DIED, "completed_at": now}
-            )
+            merge_status_file(paths, channel,
+                              {"status": "failed", "reason": WORKER_DIED, "completed_at": now})
             append_line(paths.log_file(channel), WORKER_DIED_LOG)
     if unfinished:
-        get_logger("mmr.store").warning(
-            "job worker died; unfinished channels marked failed",
-            job=paths.root.name, channels=unfinished,
-        )
+        get_logger("mmr.store").warning("job worker died; unfinished channels marked failed",
+                                        job=paths.root.name, channels=unfinished)
     return unfinished
 
 

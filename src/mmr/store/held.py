@@ -50,8 +50,7 @@ class HeldWrites:
         self._files: dict[Path, tuple[bytes | None, bool]] = {}
         self._lock = threading.Lock()
 
-    def keep(self, path: Path, data: bytes | None, durable: bool,
-             exc: StoreWriteError) -> None:
+    def keep(self, path: Path, data: bytes | None, durable: bool, exc: StoreWriteError) -> None:
         with self._lock:
             self._files.pop(path, None)  # re-inserted last: the flush keeps write order
             self._files[path] = (data, durable)

@@ -32,8 +32,7 @@ LOCK_WAIT_SECONDS = 40.0
 def job_lock(paths: JobPaths) -> Iterator[None]:
     """Hold the job's lock; :class:`JobNotFoundError` if the job directory has gone."""
     try:
-        with mkdir_lock(paths.job_lock, stale_after=LOCK_STALE_SECONDS,
-                        timeout=LOCK_WAIT_SECONDS,
+        with mkdir_lock(paths.job_lock, stale_after=LOCK_STALE_SECONDS, timeout=LOCK_WAIT_SECONDS,
                         in_process_if_unwritable=held.holds(paths.root)):
             yield
     except FileNotFoundError as exc:

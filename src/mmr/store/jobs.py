@@ -252,23 +252,14 @@ class JobStore(ChannelFiles):
             raw["channels"][channel] = entry.to_json_dict()
             write_json(paths.job_json, raw)
 
-    def register_compensating_pass(
-        self,
-        job_id: str,
-        original: str,
-        *,
-        compensator: str,
-        output_parser: str | Mapping[str, Any] | BaseModel,
-        status: ChannelStatus = "dispatched",
-        auth: AuthState = "ok",
-        recovery: str | None = None,
-    ) -> str:
+    def register_compensating_pass(self, job_id: str, original: str, *, compensator: str,
+                                   output_parser: str | Mapping[str, Any] | BaseModel,
+                                   status: ChannelStatus = "dispatched", auth: AuthState = "ok",
+                                   recovery: str | None = None) -> str:
         """Register ``compensating-<original>`` run by ``compensator``; its name."""
         name = compensating_name(original)
-        entry = ChannelJobEntry(
-            status=status, auth=auth, recovery=recovery,
-            output_parser=json_value(output_parser), compensator=compensator,
-        )
+        entry = ChannelJobEntry(status=status, auth=auth, recovery=recovery,
+                                output_parser=json_value(output_parser), compensator=compensator)
         self.register_channel(job_id, name, entry)
         return name
 

@@ -77,12 +77,8 @@ class RoundBudget:
         return max_rounds_summary(self.session_id, self.effective_round, self.max_rounds)
 
 
-def check_round_budget(
-    session_id: str | None,
-    round: int | None,
-    max_rounds_flag: int | None,
-    max_rounds_default: int | None,
-) -> RoundBudget:
+def check_round_budget(session_id: str | None, round: int | None, max_rounds_flag: int | None,
+                       max_rounds_default: int | None) -> RoundBudget:
     """Validate the round flags and compute the budget; the caller acts on ``exceeded``.
 
     Runs after config loading and before the diff is read, any gate, job or session

@@ -22,9 +22,8 @@ SESSION_ID_FLAG_MESSAGE = f"Invalid session id. Must match {SESSION_ID_RULE}"
 
 _ALLOWED = re.compile(r"[a-zA-Z0-9_-]+")
 # re.ASCII: without it IGNORECASE lets non-ASCII look-alikes (e.g. the Kelvin sign) match.
-_RESERVED = re.compile(
-    r"con|prn|aux|nul|com[1-9]|lpt[1-9]|index|__proto__", re.IGNORECASE | re.ASCII
-)
+_RESERVED = re.compile(r"con|prn|aux|nul|com[1-9]|lpt[1-9]|index|__proto__",
+                       re.IGNORECASE | re.ASCII)
 
 
 class InvalidSessionIdError(MmrError):

@@ -190,9 +190,7 @@ class SessionStore:
         except (ValueError, ValidationError):
             if tolerate_malformed:
                 return None
-            raise SessionError(
-                f"Session file {path} is malformed; fix or remove it"
-            ) from None
+            raise SessionError(f"Session file {path} is malformed; fix or remove it") from None
 
 
 def _create_exclusive(path: Path, value: dict[str, Any], session_id: str) -> None:
@@ -216,14 +214,8 @@ def _unlink(path: Path) -> bool:
     return True
 
 
-def link_review_job(
-    store: SessionStore,
-    session_id: str,
-    job_id: str,
-    round: int | None,
-    *,
-    discard_job: Callable[[str], None] | None = None,
-) -> SessionRecord:
+def link_review_job(store: SessionStore, session_id: str, job_id: str, round: int | None, *,
+                    discard_job: Callable[[str], None] | None = None) -> SessionRecord:
     """Link a freshly created review job to its session.
 
     On failure ``discard_job(job_id)`` runs first (the review deletes the job it just

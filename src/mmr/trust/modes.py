@@ -13,26 +13,20 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from mmr import git
+from mmr.config.loaded import ProjectText
 from mmr.diff.inputs import DiffRequest
 from mmr.diff.proposed import ProposedChanges
 from mmr.errors import GitError
 from mmr.models import TrustMode
 from mmr.trust.branch import NO_DEFAULT_BRANCH, branch_drift, has_project_files
-from mmr.trust.trusted_files import (
-    ProjectConfigText,
-    read_project_config_at_ref,
-    read_project_config_in_work_tree,
-)
+from mmr.trust.trusted_files import read_project_config_at_ref, read_project_config_in_work_tree
 
-AckSource = Literal["working-tree", "base-ref", "none"]
 PrBaseResolver = Callable[[int, Path], str]
 
-_CI_FLAG_VARIABLES = (
-    "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "TF_BUILD", "JENKINS_URL", "TEAMCITY_VERSION",
-)
+_CI_FLAG_VARIABLES = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "TF_BUILD", "JENKINS_URL",
+                      "TEAMCITY_VERSION")
 CONFIG_WARNING = "[mmr] warning: --trust-project-config is honoring the working-tree .mmr.yaml"
 ACKS_WARNING = "[mmr] warning: --trust-project-acks is honoring working-tree .mmr/acks/"
 ACCEPT_ACKS_WARNING = "[mmr] warning: --accept-new-acks is honoring working-tree .mmr/acks/"
@@ -147,9 +141,7 @@ class TrustContext:
     trusted_ref: str | None
     project_root: Path
     flags: TrustFlags
-    project_config: ProjectConfigText | None
-    load_project_config: bool
-    project_acks_source: AckSource
+    project_config: ProjectText | None
     warnings: tuple[str, ...]
     #: What the checked-out branch changed since its merge base (it needs ratification).
     branch_proposed: ProposedChanges = field(default_factory=ProposedChanges)
@@ -173,8 +165,7 @@ class TrustContext:
         return controls
 
 
-def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
-                  ci: bool | None = None,
+def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *, ci: bool | None = None,
                   resolve_pr_base: PrBaseResolver | None = None) -> TrustContext:
     """Classify the run, collect its stderr warnings and read the trusted project config."""
     found = classify_trust_mode(cwd, request, flags, ci=ci, resolve_pr_base=resolve_pr_base)
@@ -206,25 +197,15 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
     elif flags.accept_new_acks and found.mode != "base-ref":
         warnings.append(ACCEPT_ACKS_WARNING + suffix)  # MMR 4.0.1 is silent here
 
-    config: ProjectConfigText | None = None
+    config: ProjectText | None = None
     if flags.trust_project_config:
         config, problem = read_project_config_in_work_tree(root)
         warnings.extend([problem] if problem else [])
     elif found.base_ref is not None:
         config = read_project_config_at_ref(root, found.base_ref)
-
-    acks: AckSource = "none"
-    if flags.trust_project_acks or flags.accept_new_acks:
-        acks = "working-tree"
-    elif found.base_ref is not None:
-        acks = "base-ref"
-    return TrustContext(
-        mode=found.mode, trusted_ref=found.base_ref, project_root=root, flags=flags,
-        project_config=config,
-        load_project_config=flags.trust_project_config or found.base_ref is not None,
-        project_acks_source=acks, warnings=tuple(warnings), branch_proposed=branch,
-        compared_with=compared_with,
-    )
+    return TrustContext(mode=found.mode, trusted_ref=found.base_ref, project_root=root,
+                        flags=flags, project_config=config, warnings=tuple(warnings),
+                        branch_proposed=branch, compared_with=compared_with)
 
 
 def branch_warning(default_branch: str, merge_base: str) -> str:

@@ -37,8 +37,7 @@ def _has_work_tree_acks(root: Path) -> bool:
 
 
 def unread_project_files_notice(trust: TrustContext, request: DiffRequest,
-                                proposed: ProposedChanges, *,
-                                ci: bool | None = None) -> str | None:
+                                proposed: ProposedChanges, *, ci: bool | None = None) -> str | None:
     """The notice for this run, or None when every existing project file is read."""
     if trust.mode == "base-ref":
         return _uncommitted_config_notice(trust, proposed)

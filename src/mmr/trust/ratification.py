@@ -7,12 +7,9 @@ the operator has ratified it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mmr.diff.proposed import ProposedChanges
-
-if TYPE_CHECKING:
-    from mmr.trust.modes import TrustContext
+from mmr.trust.modes import TrustContext
 
 _REASONS = {
     (True, True): "the diff proposes project config (.mmr.yaml) and ack changes",
@@ -58,5 +55,4 @@ def ratification_gate(trust: TrustContext, proposed: ProposedChanges) -> GateBlo
                                                      or flags.trust_project_acks)
     if not (config or acks):
         return None
-    return GateBlock(config=config, acks=acks, proposed=proposed,
-                     compared_with=trust.compared_with)
+    return GateBlock(config=config, acks=acks, proposed=proposed, compared_with=trust.compared_with)

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mmr import git
+from mmr.config.loaded import ProjectText
 from mmr.errors import GitError
 
 PROJECT_CONFIG_NAME = ".mmr.yaml"
@@ -93,21 +94,13 @@ def _parse_ack(name: str, text: str) -> AckFile | None:
     return AckFile(file_name=name, finding_key=key, text=text, record=record)
 
 
-@dataclass(frozen=True)
-class ProjectConfigText:
-    """The project config as read, and where from (a path, or ``<ref>:.mmr.yaml``)."""
-
-    text: str
-    origin: str
-
-
-def read_project_config_at_ref(root: Path, ref: str) -> ProjectConfigText | None:
+def read_project_config_at_ref(root: Path, ref: str) -> ProjectText | None:
     """``git show <ref>:.mmr.yaml``; None when the ref or the file is missing."""
     text = read_file_at_ref(root, ref, PROJECT_CONFIG_NAME)
-    return None if text is None else ProjectConfigText(text, f"{ref}:{PROJECT_CONFIG_NAME}")
+    return None if text is None else ProjectText(text, f"{ref}:{PROJECT_CONFIG_NAME}")
 
 
-def read_project_config_in_work_tree(root: Path) -> tuple[ProjectConfigText | None, str | None]:
+def read_project_config_in_work_tree(root: Path) -> tuple[ProjectText | None, str | None]:
     """``<root>/.mmr.yaml`` from disk, and a warning when it exists but cannot be read."""
     path = root / PROJECT_CONFIG_NAME
     if not path.exists():
@@ -116,4 +109,4 @@ def read_project_config_in_work_tree(root: Path) -> tuple[ProjectConfigText | No
         data = path.read_bytes()
     except OSError as exc:
         return None, f"[mmr] warning: cannot read {path}: {exc.strerror or exc}; ignoring it"
-    return ProjectConfigText(data.decode("utf-8", errors="replace"), str(path)), None
+    return ProjectText(data.decode("utf-8", errors="replace"), str(path)), None

@@ -19,11 +19,9 @@ from mmr.unidiff.names import header_name
 LineKind = Literal["header", "hunk", "added", "removed", "context", "note", "other"]
 
 _HUNK = re.compile(r"(@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@)(.*)", re.DOTALL)
-_HEADER_PREFIXES = (
-    "index ", "old mode ", "new mode ", "deleted file mode ", "new file mode ",
-    "similarity index ", "dissimilarity index ", "rename from ", "rename to ", "copy from ",
-    "copy to ", "Binary files ", "GIT binary patch",
-)
+_HEADER_PREFIXES = ("index ", "old mode ", "new mode ", "deleted file mode ", "new file mode ",
+                    "similarity index ", "dissimilarity index ", "rename from ", "rename to ",
+                    "copy from ", "copy to ", "Binary files ", "GIT binary patch")
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,7 @@ def add_budget_flags(parser: argparse.ArgumentParser) -> None:
                         help=f"internal timeout in seconds (default {DEFAULT_TIMEOUT_S})")
 
 
-def add_model_flags(parser: argparse.ArgumentParser, *, m3_help: str,
-                    default_effort: str) -> None:
+def add_model_flags(parser: argparse.ArgumentParser, *, m3_help: str, default_effort: str) -> None:
     """``--m3`` (the bigger model) and ``--effort`` (its thinking depth)."""
     parser.add_argument("--m3", action="store_true", help=m3_help)
     parser.add_argument("--effort", metavar="LEVEL",

@@ -51,11 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _explore(args: argparse.Namespace) -> int:
-    request = ExploreRequest(
-        roots=tuple(args.root), prompt_file=args.prompt_file, out=args.out,
-        breadth=args.breadth, channels=(CHANNEL,), max_turns=args.max_turns,
-        timeout=args.timeout, m3=args.m3, effort=args.effort, format="text",
-    )
+    request = ExploreRequest(roots=tuple(args.root), prompt_file=args.prompt_file, out=args.out,
+                             breadth=args.breadth, channels=(CHANNEL,), max_turns=args.max_turns,
+                             timeout=args.timeout, m3=args.m3, effort=args.effort, format="text")
     cwd = Path.cwd()
     outcome = run_explore(request, cwd, stderr_line)
     if outcome.text is not None:

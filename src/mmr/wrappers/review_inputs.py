@@ -89,12 +89,9 @@ def preflight(worktree: str, base: str, cwd: Path) -> Worktree:
 def materialise(tree: Worktree, directory: Path, excludes: Sequence[str]) -> Materialised:
     """``diff <base>...HEAD`` (exclusions applied), ``log --oneline``, ``diff --stat``."""
     scope = git.DiffScope(base=tree.base, head="HEAD")
-    inputs = Materialised(
-        directory=directory,
-        diff=git.diff(scope, tree.root, exclude=excludes),
-        commits=git.log_oneline(tree.base, "HEAD", tree.root),
-        stat=git.diff_stat(scope, tree.root, exclude=excludes),
-    )
+    inputs = Materialised(directory=directory, diff=git.diff(scope, tree.root, exclude=excludes),
+                          commits=git.log_oneline(tree.base, "HEAD", tree.root),
+                          stat=git.diff_stat(scope, tree.root, exclude=excludes))
     for name, text in (("diff.patch", inputs.diff), ("commits.txt", inputs.commits),
                        ("stat.txt", inputs.stat)):
         path = directory / name

@@ -62,9 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _review(args: argparse.Namespace) -> int:
-    options = ReviewOptions(
-        worktree=args.worktree, base=args.base, out=args.out, profile=args.profile,
-        max_diff_lines=args.max_diff_lines, max_turns=args.max_turns, timeout=args.timeout,
-        dry_run=args.dry_run, m3=args.m3, effort=args.effort,
-    )
+    options = ReviewOptions(worktree=args.worktree, base=args.base, out=args.out,
+                            profile=args.profile, max_diff_lines=args.max_diff_lines,
+                            max_turns=args.max_turns, timeout=args.timeout, dry_run=args.dry_run,
+                            m3=args.m3, effort=args.effort)
     return run(options, Path.cwd(), dict(os.environ), stderr_line, write_report)

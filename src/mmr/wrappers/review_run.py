@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmr.config.loaded import Channel, LoadedConfig, ProjectText
+from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.loader import load_config
 from mmr.config.schema import MmrConfig
 from mmr.config.selection import check_dispatchable
@@ -107,9 +107,8 @@ def run(options: ReviewOptions, cwd: Path, env: Mapping[str, str], notice: Line,
 def load_base_config(tree: Worktree, notice: Line) -> LoadedConfig:
     """User config plus the project ``.mmr.yaml`` *of the base ref*: the branch under review
     (often agent-written) must not be able to change the reviewer that judges it."""
-    project = read_project_config_at_ref(tree.root, tree.base)
-    source = None if project is None else ProjectText(project.text, project.origin)
-    return load_config(tree.root, project_source=source, on_warning=notice)
+    return load_config(tree.root, project_source=read_project_config_at_ref(tree.root, tree.base),
+                       on_warning=notice)
 
 
 def prepared_channel(loaded: LoadedConfig, name: str, options: ReviewOptions) -> Channel:

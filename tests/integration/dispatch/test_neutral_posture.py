@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -14,11 +17,11 @@ from mmr.dispatch import isolation
 from mmr.dispatch.isolation import (
     NEUTRAL_CWD,
     NEUTRAL_HOME,
+    Posture,
     build_child_env,
     cleanup_all_postures,
     expand_posture,
     needs_isolation,
-    neutral_posture,
     open_posture,
     sweep_once,
     sweep_stale_neutral_dirs,
@@ -27,6 +30,17 @@ from mmr.process.subprocess import ProcessRequest, run_process
 from tests.fakes.plugin import FakeCliFactory
 
 GROK_ENV = {"HOME": NEUTRAL_HOME, "XDG_CONFIG_HOME": NEUTRAL_HOME}
+
+
+@contextmanager
+def neutral_posture(channel_env: dict[str, str], cwd: str | None,
+                    **options: Any) -> Iterator[Posture]:
+    """``open_posture`` that always cleans up."""
+    posture = open_posture(channel_env, cwd, **options)
+    try:
+        yield posture
+    finally:
+        posture.cleanup()
 
 
 @pytest.fixture

@@ -12,9 +12,10 @@ import pytest
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.config.paths import jobs_dir
 from mmr.dispatch.versions import (
-    cli_version_async,
-    cli_versions,
+    cli_versions_async,
     record_cli_versions,
+    token_version,
+    version_token,
 )
 from mmr.store.jobs import JobStore
 from mmr.store.records import ChannelJobEntry
@@ -22,7 +23,12 @@ from tests.fakes.plugin import FakeCliFactory
 
 
 def cli_version(channel: SubprocessChannel | HttpChannel) -> str | None:
-    return anyio.run(cli_version_async, channel)
+    token = version_token(channel)
+    return None if token is None else anyio.run(token_version, token)
+
+
+def cli_versions(channels: dict[str, SubprocessChannel]) -> dict[str, str]:
+    return anyio.run(cli_versions_async, channels)
 
 
 def channel(command: str) -> SubprocessChannel:

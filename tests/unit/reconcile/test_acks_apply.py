@@ -184,12 +184,12 @@ def test_base_ref_mode_reads_only_committed_acks(store: AckStore) -> None:
     _git(repo, "commit", "-q", "-m", "bogus")
     bogus.unlink()
 
-    out = _apply([committed, fresh], store, AckPolicy.from_source("base-ref", "HEAD"))
+    out = _apply([committed, fresh], store, AckPolicy("base-ref", "HEAD"))
     assert [(f.acknowledged, f.ack_reason) for f in out] == [(True, "ratified"), (None, None)]
     out = _apply([committed, fresh], store, AckPolicy("working-tree"))
     assert [f.acknowledged for f in out] == [True, True]
     for ref in ("evil:../x", "--output=/tmp/x", "does-not-exist"):
-        out = _apply([committed], store, AckPolicy.from_source("base-ref", ref))
+        out = _apply([committed], store, AckPolicy("base-ref", ref))
         assert out[0].acknowledged is None
 
 
@@ -202,8 +202,7 @@ def test_policy_from_review_controls() -> None:
         ReviewControls(max_rounds=5, config_base_ref="origin/main")
     ) == AckPolicy("base-ref", "origin/main")
     assert AckPolicy.from_review_controls({"accept_new_acks": False}) == AckPolicy("none")
-    assert AckPolicy.from_source("base-ref", None) == AckPolicy("none")
-    assert AckPolicy.from_source("working-tree", "HEAD") == AckPolicy("working-tree")
+    assert AckPolicy.from_review_controls({"config_base_ref": ""}) == AckPolicy("none")
 
 
 # -- fail safe and sightings -----------------------------------------------------------------
@@ -255,9 +254,3 @@ def test_applied_acks_are_recorded_as_seen_in_the_mmr_root(store: AckStore) -> N
     project_files = sorted(p.name for p in (store.project_root / ".mmr" / "acks").iterdir())  # type: ignore[operator]
     assert project_files == [f"{fuzzy_src.finding_key}.json"]  # nothing written to the tree
 
-
-def test_record_seen_can_be_turned_off(store: AckStore) -> None:
-    finding = reconciled("a.py:1", "First accepted finding here")
-    store.add(ack_for(finding), "user")
-    apply_acks([finding], store, AckPolicy("none"), now=NOW, record_seen=False)
-    assert not (store.user_root / "ack-last-seen.json").exists()

@@ -36,7 +36,7 @@ def _acknowledged(finding: ReconciledFinding, record: AckRecord, tmp_path: Path)
     store = AckStore(user_root=tmp_path / "mmr", project_root=tmp_path / "repo")
     store.add(record, "user")
     [stamped] = apply_acks([finding], store, AckPolicy("working-tree"), now=NOW,
-                           record_seen=False, warn=lambda line: None)
+                           warn=lambda line: None)
     return bool(stamped.acknowledged) and stamped.ack_match == "exact"
 
 

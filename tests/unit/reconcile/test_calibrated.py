@@ -24,8 +24,8 @@ RACE = (
 TYPO = "Typo in the test name: test_from_dict_inalid_data should be test_from_dict_invalid_data"
 
 
-def _groups(channel_findings: dict[str, list[Finding]], **options: object) -> list[list[str]]:
-    groups = cg.group_calibrated(attribute(channel_findings), **options)
+def _groups(channel_findings: dict[str, list[Finding]]) -> list[list[str]]:
+    groups = cg.group_calibrated(attribute(channel_findings))
     return sorted(sorted(f"{m.source}:{m.location}" for m in g.members) for g in groups)
 
 
@@ -48,11 +48,11 @@ def test_line_range(location: str, expected: tuple[int, int] | None) -> None:
 
 
 def test_near_is_a_gap_of_at_most_the_window() -> None:
-    assert cg.near((10, 10), (20, 20), 10)
-    assert not cg.near((10, 10), (21, 21), 10)
-    assert cg.near((10, 30), (35, 40), 5)  # ranges: the gap is from 30 to 35
-    assert not cg.near((10, 30), (36, 40), 5)
-    assert cg.near(None, (500, 500), 10)  # no line: near every line of its file
+    assert cg.near((10, 10), (20, 20))
+    assert not cg.near((10, 10), (21, 21))
+    assert cg.near((10, 30), (40, 45))  # ranges: the gap is from 30 to 40
+    assert not cg.near((10, 30), (41, 45))
+    assert cg.near(None, (500, 500))  # no line: near every line of its file
 
 
 def test_one_defect_in_other_words_at_nearby_lines_merges() -> None:
@@ -71,7 +71,8 @@ def test_the_same_words_never_merge_across_files() -> None:
 def test_beyond_the_window_is_another_place() -> None:
     apart = {"claude": [_f("src/a.py:40", RACE[0])], "codex": [_f("src/a.py:51", RACE[1])]}
     assert len(_groups(apart)) == 2
-    assert len(_groups(apart, window=11)) == 1
+    within = {"claude": [_f("src/a.py:40", RACE[0])], "codex": [_f("src/a.py:50", RACE[1])]}
+    assert len(_groups(within)) == 1
 
 
 def test_a_finding_without_a_line_merges_by_its_wording() -> None:
@@ -112,12 +113,6 @@ def test_a_bridging_finding_does_not_chain_two_defects_together() -> None:
     merged = _groups(channels)
     assert len(merged) == 2
     assert not any("claude:src/a.py:10" in g and "gemini:src/a.py:12" in g for g in merged)
-    # Single linkage, placing A, B, C in that order, glues all three.
-    grouper = cg.CalibratedGrouper(linkage="single")
-    by_source = {f.source: f for f in attribute(channels)}
-    for source in ("claude", "codex", "gemini"):
-        grouper.place(by_source[source])
-    assert len(grouper.groups) == 1
 
 
 def test_the_result_does_not_depend_on_the_visiting_order() -> None:
@@ -147,8 +142,10 @@ def test_a_crowded_file_finds_the_same_groups_through_its_index(
         _f(f"src/a.py:{rng.randint(1, 40)}", " ".join(rng.sample(words, length)))
         for _ in range(60)] for c in range(4)})
 
+    monkeypatch.setattr(cg, "CLUSTER_LIMIT", 0)  # placed one by one
+
     def greedy() -> list[list[int]]:
-        groups = cg.group_calibrated(findings, greedy=True)
+        groups = cg.group_calibrated(findings)
         return [sorted(id(m) for m in g.members) for g in groups]
 
     scanned = greedy()
@@ -189,14 +186,16 @@ def test_reference_rule_keeps_them_apart() -> None:
 
 
 @pytest.mark.parametrize("greedy", [False, True])
-def test_one_channels_findings_at_two_places_stay_apart(greedy: bool) -> None:
+def test_one_channels_findings_at_two_places_stay_apart(
+        greedy: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if greedy:
+        monkeypatch.setattr(cg, "CLUSTER_LIMIT", 0)
     token = "Credential committed in the diff: a GitHub token"
     key = "Credential committed in the diff: an AWS access key"
     groups = _groups({"mmr-secrets": [_f("src/app.py:1", token), _f("src/app.py:2", key)],
-                      "claude": [_f("src/app.py:2", "An AWS access key is committed in the diff")]},
-                     greedy=greedy)
+                      "claude": [_f("src/app.py:2", "An AWS access key is committed in the diff")]})
     assert groups == [["claude:src/app.py:2", "mmr-secrets:src/app.py:2"],
                       ["mmr-secrets:src/app.py:1"]]
     # The same words twice from one channel at two lines: still two findings.
     assert len(_groups({"lint": [_f("a.py:3", "unused variable"),
-                                 _f("a.py:5", "unused variable")]}, greedy=greedy)) == 2
+                                 _f("a.py:5", "unused variable")]})) == 2

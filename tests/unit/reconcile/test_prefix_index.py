@@ -2,8 +2,7 @@
 
 Random sets over a small alphabet (so near-duplicates are common) are added in a random
 order and looked up; every earlier set whose exact Jaccard similarity reaches the
-threshold must be among the candidates, whether or not its elements were in the universe
-the index was built from (those rank after the universe, in the order first met).
+threshold must be among the candidates.
 """
 
 from __future__ import annotations
@@ -30,17 +29,13 @@ def _random_sets(rng: random.Random, count: int) -> list[frozenset[str]]:
     return sets
 
 
-@pytest.mark.parametrize("meetings", [1, 2])
 @pytest.mark.parametrize("threshold", [0.7, 0.8, 0.5])
 @pytest.mark.parametrize("seed", range(12))
-def test_every_similar_pair_is_a_candidate(threshold: float, seed: int, meetings: int) -> None:
+def test_every_similar_pair_is_a_candidate(threshold: float, seed: int) -> None:
     rng = random.Random(seed)
     sets = _random_sets(rng, 60)
-    universe = sets[: len(sets) // 2] if seed % 2 else sets  # odd seeds: elements unseen
-    # Even seeds: the universe is every set, so elements of one set alone are not indexed.
-    index: PrefixIndex[int] = PrefixIndex(
-        threshold, universe, meetings=meetings, complete=not seed % 2
-    )
+    # The universe is every set, so elements of one set alone are not indexed.
+    index: PrefixIndex[int] = PrefixIndex(threshold, sets)
     added: list[frozenset[str]] = []
     pairs = 0
     for number, elements in enumerate(sets):
@@ -61,11 +56,8 @@ def _pair_at_threshold(n: int, m: int, threshold: float) -> tuple[int, int] | No
     return None
 
 
-@pytest.mark.parametrize("complete", [False, True])
-@pytest.mark.parametrize("meetings", [1, 2])
 @pytest.mark.parametrize("threshold", [0.7, 0.8])
-def test_pairs_exactly_at_the_threshold_are_found(
-        threshold: float, meetings: int, complete: bool) -> None:
+def test_pairs_exactly_at_the_threshold_are_found(threshold: float) -> None:
     """Every size pair 1..24 at its least reaching overlap, the shared elements the most
     common ones (so they rank last and sit at the very end of both prefixes), each set
     given as a tuple: the bucket bounds and float margins must not cut one of them."""
@@ -79,18 +71,15 @@ def test_pairs_exactly_at_the_threshold_are_found(
             a = (*shared, *(f"a{i}" for i in range(n - common)))
             b = (*(f"b{i}" for i in range(m - common)), *shared)
             assert jaccard(frozenset(a), frozenset(b)) >= threshold
-            # Complete: the universe is exactly the two sets (the shared elements meet
-            # twice, the rest are alone); otherwise padding makes the shared ones common.
-            universe = [a, b] if complete else [a, b, *([tuple(shared)] * 3)]
+            # The universe is exactly the two sets: the shared elements meet twice, the
+            # rest are alone.
             for first, second in ((a, b), (b, a)):
-                index: PrefixIndex[str] = PrefixIndex(
-                    threshold, universe, meetings=meetings, complete=complete)
+                index: PrefixIndex[str] = PrefixIndex(threshold, [a, b])
                 index.add(first, "first")
                 assert index.candidates(second) == {"first"}, (n, m, common, first is a)
 
 
-@pytest.mark.parametrize("meetings", [1, 2])
-def test_below_the_threshold_the_positional_bound_drops_the_pair(meetings: int) -> None:
+def test_below_the_threshold_the_positional_bound_drops_the_pair() -> None:
     """Guard that the filter filters: one shared element fewer than the threshold needs,
     all of them the most common, and the pair is not even a candidate."""
     n = m = 17
@@ -98,18 +87,17 @@ def test_below_the_threshold_the_positional_bound_drops_the_pair(meetings: int) 
     shared = [f"s{i}" for i in range(common)]
     a = (*shared, *(f"a{i}" for i in range(n - common)))
     b = (*(f"b{i}" for i in range(m - common)), *shared)
-    index: PrefixIndex[str] = PrefixIndex(0.7, [a, b, *([tuple(shared)] * 3)], meetings=meetings)
+    index: PrefixIndex[str] = PrefixIndex(0.7, [a, b, *([tuple(shared)] * 3)])
     index.add(a, "a")
     assert index.candidates(b) == set()
 
 
-@pytest.mark.parametrize("complete", [False, True])
-def test_small_and_empty_sets(complete: bool) -> None:
+def test_small_and_empty_sets() -> None:
     """Sets of one to three elements are found by their equals and near equals; an empty
     set finds nothing and is found by nothing (its similarity is the caller's rule)."""
     sets: list[tuple[str, ...]] = [("x",), ("x", "y"), ("x", "y", "z"), ("y", "z"), (),
                                    ("x",), ("x", "y", "z"), ()]
-    index: PrefixIndex[int] = PrefixIndex(0.5, sets, meetings=2, complete=complete)
+    index: PrefixIndex[int] = PrefixIndex(0.5, sets)
     added: list[tuple[str, ...]] = []
     for number, elements in enumerate(sets):
         found = index.candidates(elements)

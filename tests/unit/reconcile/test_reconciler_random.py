@@ -20,7 +20,6 @@ from mmr.reconcile.collation import collate_key as ck
 from mmr.reconcile.jstext import utf16_len
 from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.stable_id import StableIdentity, identify, jaccard
-from mmr.reconcile.wording import content_words, reworded
 from mmr.vocabulary import SEVERITY_ORDER
 
 
@@ -41,8 +40,7 @@ class Group:
     members: list[Item] = field(default_factory=list)
 
 
-def reference_groups(channel_findings: Mapping[str, Sequence[Finding]],
-                     merge_reworded: bool = False) -> list[Group]:
+def reference_groups(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Group]:
     items = [Item(s, f, identify(f)) for s, fs in channel_findings.items() for f in fs]
     items.sort(key=lambda i: (i.ident.finding_key, ck(i.source), ck(i.loc),
                               ck(i.finding.description), ck(i.finding.suggestion)))
@@ -84,14 +82,6 @@ def reference_groups(channel_findings: Mapping[str, Sequence[Finding]],
                     and jaccard(frozenset(gi.description_shingle),
                                 frozenset(fi.description_shingle)) >= 0.7):
                 cands.append(g)
-        if not cands and merge_reworded:
-            cands = [g for g in groups if can_join(g)
-                     and g.founder.ident.normalized_location == fi.normalized_location
-                     and g.founder.ident.normalized_category == fi.normalized_category
-                     and (same_raw(g) or g.founder.ident.normalized_suggestion
-                          == fi.normalized_suggestion)
-                     and reworded(content_words(g.founder.ident.normalized_description),
-                                  content_words(fi.normalized_description))]
         g = best(cands)
         if g is not None:
             g.members.append(f)
@@ -106,9 +96,8 @@ def reference_groups(channel_findings: Mapping[str, Sequence[Finding]],
 
 
 def reference_reconcile(channel_findings: Mapping[str, Sequence[Finding]],
-                        identities: Mapping[str, str] | None = None,
-                        merge_reworded: bool = False) -> list[dict[str, Any]]:
-    groups = reference_groups(channel_findings, merge_reworded)
+                        identities: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    groups = reference_groups(channel_findings)
     merged = [_merge(g, identities or {}) for g in groups]
     merged.sort(key=lambda r: (SEVERITY_ORDER[r["severity"]], r["finding_key"], ck(r["location"])))
     for i, r in enumerate(merged, 1):
@@ -222,14 +211,6 @@ def test_prefix_indexes_equal_all_pairs(
         actual = [r.to_json_dict() for r in reconcile(channels, identities=identities,
                                                       rule="reference")]
         assert actual == expected, f"seed {seed}"
-
-
-def test_reworded_merges_happen_in_random_runs() -> None:
-    """Guard: the item-6 rule really changes some random runs' groups."""
-    changed = sum(
-        len(reference_groups(c, True)) < len(reference_groups(c))
-        for c, _ in map(_random_run, range(240)))
-    assert changed > 10
 
 
 def test_random_runs_exercise_the_interesting_cases() -> None:

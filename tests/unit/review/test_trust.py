@@ -94,8 +94,7 @@ def test_job_fields_only_when_applicable() -> None:
 def _context(mode: TrustMode, **flags: bool) -> TrustContext:
     return TrustContext(mode=mode, trusted_ref="HEAD" if mode == "base-ref" else None,
                         project_root=Path("/repo"), flags=TrustFlags(**flags),
-                        project_config=None, load_project_config=mode == "base-ref",
-                        project_acks_source="none", warnings=())
+                        project_config=None, warnings=())
 
 
 BOTH = ProposedChanges(True, (".mmr/acks/k.json",))
