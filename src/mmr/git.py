@@ -116,6 +116,13 @@ def _pinned_config(executable: str, cwd: Path) -> list[tuple[str, str]]:
     return pinned
 
 
+def fenced_env(cwd: Path) -> dict[str, str]:
+    """The environment of every git call that reads the repository at ``cwd``, and of gh
+    (whose own git calls inherit it): no program named by the repository's config runs."""
+    git = shutil.which("git", path=os.environ.get("PATH"))
+    return _child_env(_pinned_config(git, cwd) if git is not None else ())
+
+
 def _first_line(stderr: bytes) -> str:
     for raw in stderr.decode("utf-8", errors="replace").splitlines():
         line = raw.strip()
@@ -135,9 +142,8 @@ def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_fo
         raise ToolNotFoundError(f"'{tool}' not found on PATH (needed {needed_for}); install it, "
                        "or pass the diff with --diff <file>")
     shown = label or f"{tool} {args[0]}"
-    pinned = _pinned_config(executable, cwd) if tool == "git" else ()
     outcome = run_captured(ProcessRequest(
-        (executable, *args), cwd=cwd, env=_child_env(pinned), timeout_s=timeout, label=tool,
+        (executable, *args), cwd=cwd, env=fenced_env(cwd), timeout_s=timeout, label=tool,
         max_capture_bytes=OUTPUT_LIMIT, stdin=stdin,
     ))
     if outcome.timed_out:
