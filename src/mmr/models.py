@@ -219,6 +219,9 @@ class Coverage(_Model):
     #: Changed files the diff holds only as ``Binary files … differ`` (binary by content):
     #: no reviewer read them. Omitted when there are none.
     binary_files: list[str] | None = None
+    #: Changed text files whose diff is over the 10 MiB output cap: shown to no reviewer
+    #: (the verdict's summary says so). Omitted when there are none.
+    unshown_text_files: list[str] | None = None
 
 
 _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings"})

@@ -220,3 +220,26 @@ def test_the_workspace_export_runs_no_program_of_the_repository_config(
     assert result.returncode == 0, result.stderr
     assert any("Your working directory holds a read-only copy" in call["stdin"]
                for call in fake.calls())
+
+
+def test_a_text_file_over_the_cap_is_not_called_binary(tmp_path: Path,
+                                                       fake_cli: FakeCliFactory) -> None:
+    """A `-diff` text file whose diff is over 10 MiB is not shown, and said to be text
+    not shown (not a binary): in coverage, in the verdict's summary, in the text report."""
+    fake = reviewer(fake_cli)
+    repo = branch_with(tmp_path, {".gitattributes": "*.py -diff\n"}, "working tree")
+    repo.write({"generated/table.py": "".join(f"ROW_{n} = {n * 7919}\n"
+                                              for n in range(600_000))})
+    repo.git("add", "-N", "generated/table.py")
+    result = review(repo)
+    assert result.returncode == 0, result.stderr
+    prompt = fake.last_call()["stdin"]
+    assert SHOWN in prompt and "ROW_1 =" not in prompt
+    document = json.loads(result.stdout)
+    coverage = document["coverage"]
+    assert coverage["unshown_text_files"] == ["generated/table.py"]
+    assert "binary_files" not in coverage and coverage["partial"] is True
+    assert document["summary"].endswith(
+        " — 1 changed text file(s) not shown to the reviewers")
+    text = review(repo, "--format", "text")
+    assert "partial: 1 text file(s) over 10 MiB not shown" in text.stdout, text.stdout

@@ -164,6 +164,8 @@ def coverage_line(results: ReconciledResults) -> str | None:
     if coverage.binary_files:
         line += f", {len(coverage.binary_files)} binary file(s) not reviewed"
     parts = []
+    if coverage.unshown_text_files:
+        parts.append(f"{len(coverage.unshown_text_files)} text file(s) over 10 MiB not shown")
     if coverage.excluded_files:
         parts.append(f"{len(coverage.excluded_files)} file(s) excluded by diff_exclude")
     for channel in coverage.channels:

@@ -202,6 +202,12 @@ def _unplaced_p0(decision: Decision, off: OffDiff) -> Decision:
     return Decision("needs-user-decision", summary, decision.blocking)
 
 
+def _unshown_note(coverage: Coverage | None) -> str:
+    unshown = coverage.unshown_text_files if coverage is not None else None
+    return (f" — {len(unshown)} changed text file(s) not shown to the reviewers"
+            if unshown else "")
+
+
 def build_results(
     per_channel: Mapping[str, ChannelResult],
     findings: Sequence[ReconciledFinding],
@@ -244,7 +250,7 @@ def build_results(
         fix_threshold=job.fix_threshold,
         advisory_count=len(findings) - in_diff_blocking,
         approved=is_approved(decision.verdict),
-        summary=decision.summary + note,
+        summary=decision.summary + note + _unshown_note(job.coverage),
         reconciled_findings=list(findings),
         per_channel=dict(per_channel),
         metadata=metadata,
