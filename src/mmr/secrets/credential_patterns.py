@@ -190,8 +190,12 @@ def _raw_spans(text: str, path: str | None) -> list[Span]:
     for joined, pieces in concatenations(text) if quoted else ():
         # Split values are judged on the joined value: every literal a credential found in
         # the joined text touches is replaced.
+        # Quoted again, the joined value also meets the shape rules (a random value, an
+        # encoded blob) its pieces were too short for.
         inner = _token_spans(joined, joined.lower()) + [
-            Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(joined, None)]
+            Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(joined, None)] + [
+            Span(s.start - 1, s.end - 1, s.kind)
+            for s in bare_spans(f'"{joined}"', None, _holds_credential)]
         offset = 0
         for a, b in pieces:
             touching = [s for s in inner if s.start < offset + b - a and offset < s.end]
