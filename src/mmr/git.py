@@ -306,7 +306,7 @@ def diff(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = ()) -> str:
     if not marked:
         return patch
     try:
-        as_text = _text_diff(scope, cwd, marked)
+        as_text = _text(_text_diff(scope, cwd, marked))
     except GitError:  # over the output cap: file by file, so one huge file hides no other
         as_text = "".join(_text_diff_one(scope, cwd, path) for path in marked)
     shown = {header: section for header, section in _sections(as_text)
@@ -315,21 +315,18 @@ def diff(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = ()) -> str:
                    for header, section in _sections(patch))
 
 
-def _text_diff(scope: DiffScope, cwd: Path, paths: Sequence[str]) -> str:
-    return _text(_git(_text_diff_args(scope, paths), cwd, timeout=DIFF_TIMEOUT))
-
-
-def _text_diff_args(scope: DiffScope, paths: Sequence[str]) -> list[str]:
-    return ["diff", *_DIFF_OPTIONS, "--text", *scope.revision_args(), "--",
+def _text_diff(scope: DiffScope, cwd: Path, paths: Sequence[str], *,
+               head: bool = False) -> bytes:
+    args = ["diff", *_DIFF_OPTIONS, "--text", *scope.revision_args(), "--",
             *_top_pathspecs("top,literal", paths)]
+    return _run("git", args, cwd, timeout=DIFF_TIMEOUT, needed_for="to read the repository",
+                head=head)
 
 
 def _text_diff_one(scope: DiffScope, cwd: Path, path: str) -> str:
     """One file's text diff; over the cap, its header and :data:`TEXT_NOT_SHOWN` when the
-    part git printed holds no NUL byte (a text too large to show, not a binary), else
-    nothing (the file stays binary)."""
-    raw = _run("git", _text_diff_args(scope, [path]), cwd, timeout=DIFF_TIMEOUT,
-               needed_for="to read the repository", head=True)
+    part git printed holds no NUL byte (a text too large to show), else nothing (binary)."""
+    raw = _text_diff(scope, cwd, [path], head=True)
     if len(raw) < OUTPUT_LIMIT:
         return _text(raw)
     if b"\0" in raw:  # binary by content: its section stays as git printed it

@@ -219,8 +219,7 @@ class Coverage(_Model):
     #: Changed files the diff holds only as ``Binary files … differ`` (binary by content):
     #: no reviewer read them. Omitted when there are none.
     binary_files: list[str] | None = None
-    #: Changed text files whose diff is over the 10 MiB output cap: shown to no reviewer
-    #: (the verdict's summary says so). Omitted when there are none.
+    #: Changed text files whose diff is over the 10 MiB cap, shown to no reviewer (or None).
     unshown_text_files: list[str] | None = None
 
 

@@ -155,10 +155,9 @@ def _rules_digest() -> str:
 
 
 class RedactionCache:
-    """Redacted file content by blob id: read-only files a workspace links to (each link
-    refreshes the entry's ctime), ``<oid>.bin`` for a binary blob. At most once a day,
-    entries unused for :data:`CACHE_MAX_AGE_S` and the folders of other redaction rules
-    are removed, so the cache does not grow without bound."""
+    """Redacted content by blob id: read-only files a workspace links to (a link refreshes
+    an entry's ctime), ``<oid>.bin`` for a binary. Daily at most, entries unused for
+    :data:`CACHE_MAX_AGE_S` and other redaction rules' folders are removed."""
 
     def __init__(self, directory: Path) -> None:
         self.root = directory
@@ -174,8 +173,8 @@ class RedactionCache:
         return None
 
     def adopt(self, oid: str, written: Path | None) -> None:
-        """Keep ``written`` (a workspace file, complete and read-only) as the entry of
-        ``oid`` by a hard link; None remembers a binary. A failure only costs time later."""
+        """Hard-link ``written`` (a complete read-only workspace file) as ``oid``'s entry;
+        None remembers a binary. A failure only costs time later."""
         path = self.directory / oid[:2] / (oid if written is not None else oid + ".bin")
         with suppress(OSError):
             if path.parent not in self._made:
@@ -223,8 +222,7 @@ def export_workspace(source: TreeSource, *, trusted_ref: str | None, cache_dir: 
     """Export ``source`` into a fresh read-only directory; the caller must ``cleanup``."""
     root = Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX, dir=tmp_root))
     workspace = Workspace(root, track_directory(root))
-    cache = RedactionCache(cache_dir)
-    cache.sweep()
+    (cache := RedactionCache(cache_dir)).sweep()
     try:
         _fill(workspace, source, trusted_ref, cache)
         _seal(workspace)
@@ -296,10 +294,7 @@ def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
         written = _write(workspace, first, content)
         cache.adopt(oid, written)
         for path in others:
-            if written is None:
-                workspace._skip("binary")
-            else:
-                _link(workspace, path, written)
+            _link(workspace, path, written)
 
 
 def _write_from_disk(workspace: Workspace, repo: Path, path: str,
@@ -334,10 +329,10 @@ def _target(workspace: Workspace, path: str) -> Path:
     return target
 
 
-def _link(workspace: Workspace, path: str, cached: Path) -> None:
+def _link(workspace: Workspace, path: str, cached: Path | None) -> None:
     """Put a cached file in the workspace: a hard link to it (a copy across file
-    systems); its ``.bin`` marker leaves a binary out."""
-    if cached.suffix == ".bin":
+    systems); a binary (its ``.bin`` marker, or None) is left out."""
+    if cached is None or cached.suffix == ".bin":
         workspace._skip("binary")
         return
     target = _target(workspace, path)

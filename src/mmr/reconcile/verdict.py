@@ -203,9 +203,8 @@ def _unplaced_p0(decision: Decision, off: OffDiff) -> Decision:
 
 
 def _unshown_note(coverage: Coverage | None) -> str:
-    unshown = coverage.unshown_text_files if coverage is not None else None
-    return (f" — {len(unshown)} changed text file(s) not shown to the reviewers"
-            if unshown else "")
+    unshown = len(coverage.unshown_text_files or []) if coverage is not None else 0
+    return f" — {unshown} changed text file(s) not shown to the reviewers" if unshown else ""
 
 
 def build_results(

@@ -129,10 +129,9 @@ def may_hold_credentials(text: str) -> bool:
 
 @cache
 def _line_triggers() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], bytes]:
-    """What makes a line worth the full scan: a word or shape some rule needs (``-----``
-    opens or closes a public block, ``machine`` a netrc line, ``</`` an XML element), a
-    secret-name word beside an assignment or quotes, or a long run of token characters
-    (found on bytes mapped to ``a``: a plain substring search)."""
+    """What makes a line worth the full scan: a word some rule needs (``-----`` a public
+    block's edge, ``machine`` netrc, ``</`` XML), a secret-name word beside an assignment
+    or quotes, a long run of token characters (bytes mapped to ``a``: a substring search)."""
     strong = {*table_keywords(), "authoriz", "begin", "putty", "private-mac", "private key",
               ":*:", ":5432:", "-----", "machine", "</"}
     token = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_~.=-"
@@ -143,10 +142,8 @@ def _line_triggers() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str],
 
 
 def hot_lines(text: str) -> list[int] | None:
-    """The indexes of the lines of ``text`` that may hold a credential or touch a key
-    block: no other line has a credential or changes the block state. None when a line
-    ends in anything but ``\\n`` or ``\\r\\n`` (then only :meth:`str.splitlines` counts right).
-    """
+    """The lines of ``text`` that may hold a credential or touch a key block (no other
+    does); None when a line ends in other than ``\\n``/``\\r\\n`` (only splitlines counts)."""
     if re.search("\r(?!\n)|[\v\f\x1c-\x1e\x85\u2028\u2029]", text) is not None:
         return None
     anyword, strong, assign, mapping = _line_triggers()

@@ -85,10 +85,7 @@ def redact_diff(diff_text: str) -> tuple[str, list[CredentialHit]]:
 def redact_credentials(text: str) -> tuple[str, int]:
     """Plain ``text`` (a design document, repository context, a model's reply or log) with
     every credential replaced, and how many were replaced; a key block keeps its lines.
-
-    Only the lines :func:`hot_lines` names (and those inside a block) get the full scan:
-    a large file of ordinary code costs a few whole-text searches.
-    """
+    Only :func:`hot_lines` (and lines inside a block) get the full scan."""
     hot = hot_lines(text)
     if hot == [] or (hot is None and not may_hold_credentials(text)):
         return text, 0

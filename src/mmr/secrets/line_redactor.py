@@ -51,8 +51,8 @@ class LineRedactor:
     @property
     def idle(self) -> bool:
         """Outside any block and run: a line :func:`hot_lines` leaves out changes nothing."""
-        return self._state.opened_at is None and not self._state.public and not (
-            self._state.loose_run)
+        return not (self._state.opened_at is not None or self._state.public
+                    or self._state.loose_run)
 
     def skip(self, contents: list[str]) -> None:
         """Lines known to hold nothing, taken as they are (only while :attr:`idle`)."""

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import time
 import stat
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
