@@ -51,8 +51,9 @@ from tests.secrets_corpus import (  # noqa: E402
 from mmr.secrets.credentials import redact_diff  # noqa: E402
 
 DEFAULT_GITLEAKS = ROOT.parent / "shared" / "data" / "gitleaks" / "gitleaks.toml"
-#: The previous tree's sources (read-only): its rules run beside the current ones.
-PREVIOUS_SRC = Path("/work/baseline/src")
+#: The previous tree's sources (read-only): its rules run beside the current ones
+#: (``MMR_BENCH_PREVIOUS_SRC`` names another).
+PREVIOUS_SRC = Path(os.environ.get("MMR_BENCH_PREVIOUS_SRC", "/work/baseline/src"))
 _PREVIOUS_SCRIPT = (
     "import json, sys\n"
     "from mmr.secrets.credentials import redact_diff\n"

@@ -9,19 +9,25 @@ credentials) is exported, interleaved in one run:
   (every blob read and redacted);
 - repeat: the same with the cache the first export filled (a repeated review).
 
-Each figure is the median wall time of ``--runs`` repetitions; removing the directories
-is not timed.
+Each figure is the median wall time of ``--runs`` repetitions, and the CPU time beside it
+(the bare pipeline's: git's and tar's); removing the directories is not timed.
+``--compare`` times a previous tree's export (its ``src/``, in a child process) in the
+same runs.
 
-    python benchmarks/bench_workspace.py [--runs 7] [--files 5000]
+    python benchmarks/bench_workspace.py [--runs 7] [--files 5000] [--compare OLD/src]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -71,12 +77,45 @@ def bare(repo: Path, target: Path) -> None:
         raise SystemExit("git archive failed")
 
 
+_CHILD = """
+import json, sys, time
+from pathlib import Path
+from mmr.diff.tree import TreeSource
+from mmr.dispatch.workspace import export_workspace
+source, cache = TreeSource("commit", Path(sys.argv[1]), sys.argv[2]), Path(sys.argv[3])
+out = {}
+for kind in ("first", "repeat"):
+    wall, cpu = time.perf_counter(), time.process_time()
+    export_workspace(source, trusted_ref=None, cache_dir=cache).cleanup()
+    out[kind] = [time.perf_counter() - wall, time.process_time() - cpu]
+print(json.dumps(out))
+"""
+
+
+def previous(src: Path, repo: Path, commit: str, cache: Path) -> dict[str, list[float]]:
+    """A first export and a repeat by the tree at ``src`` (timed inside its process)."""
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(repo), commit, str(cache)],
+                          env={**os.environ, "PYTHONPATH": str(src)}, check=True,
+                          capture_output=True, text=True)
+    figures: dict[str, list[float]] = json.loads(done.stdout)
+    return figures
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--files", type=int, default=5000)
+    parser.add_argument("--compare", type=Path, help="a previous tree's src/, timed beside")
     args = parser.parse_args()
-    figures: dict[str, list[float]] = {"bare": [], "first": [], "repeat": []}
+    kinds = ["bare", "first", "repeat"] + (["previous first", "previous repeat"]
+                                           if args.compare else [])
+    wall: dict[str, list[float]] = {kind: [] for kind in kinds}
+    cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
     with tempfile.TemporaryDirectory(prefix="mmr-bench-ws-") as tmp:
         root = Path(tmp)
         repo = build(root, args.files)
@@ -85,23 +124,32 @@ def main() -> None:
         source = TreeSource("commit", repo, commit)
         for run in range(args.runs):
             target = root / f"bare-{run}"
-            start = time.perf_counter()
+            start, used = time.perf_counter(), children_cpu()
             bare(repo, target)
-            figures["bare"].append(time.perf_counter() - start)
+            wall["bare"].append(time.perf_counter() - start)
+            cpu["bare"].append(children_cpu() - used)
             shutil.rmtree(target)
             cache = root / f"cache-{run}"
             for kind in ("first", "repeat"):
-                start = time.perf_counter()
+                start, used = time.perf_counter(), time.process_time()
                 workspace = export_workspace(source, trusted_ref=None, cache_dir=cache)
-                figures[kind].append(time.perf_counter() - start)
+                wall[kind].append(time.perf_counter() - start)
+                cpu[kind].append(time.process_time() - used)
                 written = workspace.written
                 workspace.cleanup()
-    floor = statistics.median(figures["bare"])
+            if args.compare:
+                for kind, (seconds, used_cpu) in previous(
+                        args.compare, repo, commit, root / f"prev-cache-{run}").items():
+                    wall[f"previous {kind}"].append(seconds)
+                    cpu[f"previous {kind}"].append(used_cpu)
+    floor, cpu_floor = statistics.median(wall["bare"]), statistics.median(cpu["bare"])
     print(f"{args.files} files ({written} exported), {args.runs} runs, medians (min-max):")
-    for kind, values in figures.items():
-        print(f"  {kind:<7} {statistics.median(values):.3f} s "
-              f"({min(values):.3f}-{max(values):.3f})  "
-              f"{statistics.median(values) / floor:.2f}x the bare git archive | tar -x")
+    for kind in kinds:
+        print(f"  {kind:<16} {statistics.median(wall[kind]):.3f} s "
+              f"({min(wall[kind]):.3f}-{max(wall[kind]):.3f})  "
+              f"{statistics.median(wall[kind]) / floor:.2f}x the floor; "
+              f"CPU {statistics.median(cpu[kind]):.3f} s "
+              f"({statistics.median(cpu[kind]) / cpu_floor:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ from mmr.process.types import ProcessRequest
 
 #: Largest output accepted from git or gh (MMR 4.0.1's capture limit).
 OUTPUT_LIMIT = 10 * 1024 * 1024
+#: What a diff holds for a changed text file whose diff is over the cap (reviewers do not
+#: see it; coverage lists it as ``unshown_text_files``).
+TEXT_NOT_SHOWN = "Text file not shown: its diff is over the 10 MiB output limit"
 PROBE_TIMEOUT = 5.0
 READ_TIMEOUT = 10.0
 DIFF_TIMEOUT = 120.0
@@ -118,6 +121,13 @@ def _pinned_config(executable: str, cwd: Path) -> list[tuple[str, str]]:
     return pinned
 
 
+def fenced_env(cwd: Path) -> dict[str, str]:
+    """The environment of every git call that reads the repository at ``cwd``, and of gh
+    (whose own git calls inherit it): no program named by the repository's config runs."""
+    git = shutil.which("git", path=os.environ.get("PATH"))
+    return _child_env(_pinned_config(git, cwd) if git is not None else ())
+
+
 def _first_line(stderr: bytes) -> str:
     for raw in stderr.decode("utf-8", errors="replace").splitlines():
         line = raw.strip()
@@ -127,19 +137,20 @@ def _first_line(stderr: bytes) -> str:
 
 
 def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_for: str,
-         label: str = "", fix: str = "", stdin: bytes | None = None) -> bytes:
+         label: str = "", fix: str = "", stdin: bytes | None = None,
+         head: bool = False) -> bytes:
     """Run ``tool args`` in ``cwd`` and return its stdout; raise GitError on any failure.
 
-    ``label`` names the command in messages (default: the tool and its sub-command).
+    ``label`` names the command in messages (default: the tool and its sub-command);
+    ``head`` returns the first :data:`OUTPUT_LIMIT` bytes of a longer output.
     """
     executable = shutil.which(tool, path=os.environ.get("PATH"))
     if executable is None:
         raise ToolNotFoundError(f"'{tool}' not found on PATH (needed {needed_for}); install it, "
                        "or pass the diff with --diff <file>")
     shown = label or f"{tool} {args[0]}"
-    pinned = _pinned_config(executable, cwd) if tool == "git" else ()
     outcome = run_captured(ProcessRequest(
-        (executable, *args), cwd=cwd, env=_child_env(pinned), timeout_s=timeout, label=tool,
+        (executable, *args), cwd=cwd, env=fenced_env(cwd), timeout_s=timeout, label=tool,
         max_capture_bytes=OUTPUT_LIMIT, stdin=stdin,
     ))
     if outcome.timed_out:
@@ -147,6 +158,8 @@ def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_fo
     if outcome.spawn_error is not None:
         detail = outcome.spawn_error.removeprefix(f"could not run {executable}: ")
         raise GitError(f"could not run {shown} in {cwd}: {detail}")
+    if outcome.truncated and head:
+        return outcome.stdout[:OUTPUT_LIMIT]
     if outcome.truncated:
         raise GitError(f"{shown} output exceeds 10 MiB; pass the diff with --diff <file>")
     if outcome.rc != 0:
@@ -311,27 +324,32 @@ def diff(scope: DiffScope, cwd: Path, *, exclude: Sequence[str] = (),
     if not marked:
         return patch
     try:
-        as_text = _text_diff(scope, cwd, marked)
+        as_text = _text(_text_diff(scope, cwd, marked))
     except GitError:  # over the output cap: file by file, so one huge file hides no other
-        as_text = "".join(_text_diff_or_nothing(scope, cwd, path) for path in marked)
+        as_text = "".join(_text_diff_one(scope, cwd, path) for path in marked)
     shown = {header: section for header, section in _sections(as_text)
              if "\0" not in section}
     return "".join(shown.get(header, section) if _BINARY_SECTION.search(section) else section
                    for header, section in _sections(patch))
 
 
-def _text_diff(scope: DiffScope, cwd: Path, paths: Sequence[str]) -> str:
+def _text_diff(scope: DiffScope, cwd: Path, paths: Sequence[str], *,
+               head: bool = False) -> bytes:
     args = ["diff", *_DIFF_OPTIONS, "--text", *scope.revision_args(), "--",
             *_top_pathspecs("top,literal", paths)]
-    return _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
+    return _run("git", args, cwd, timeout=DIFF_TIMEOUT, needed_for="to read the repository",
+                head=head)
 
 
-def _text_diff_or_nothing(scope: DiffScope, cwd: Path, path: str) -> str:
-    """One file's text diff, or nothing when even it is over the cap (it stays binary)."""
-    try:
-        return _text_diff(scope, cwd, [path])
-    except GitError:
+def _text_diff_one(scope: DiffScope, cwd: Path, path: str) -> str:
+    """One file's text diff; over the cap, its header and :data:`TEXT_NOT_SHOWN` when the
+    part git printed holds no NUL byte (a text too large to show), else nothing (binary)."""
+    raw = _text_diff(scope, cwd, [path], head=True)
+    if len(raw) < OUTPUT_LIMIT:
+        return _text(raw)
+    if b"\0" in raw:  # binary by content: its section stays as git printed it
         return ""
+    return _text(raw[:raw.find(b"\n") + 1]) + TEXT_NOT_SHOWN + "\n"
 
 
 _BINARY_SECTION = re.compile(r"^(Binary files .* differ|GIT binary patch)$", re.MULTILINE)

@@ -233,6 +233,8 @@ class Coverage(_Model):
     #: no reviewer read them. Omitted when there are none.
     binary_files: list[str] | None = None
     summarised_files: list[str] | None = None  #: generated files named, not sent
+    #: Changed text files whose diff is over the 10 MiB cap, shown to no reviewer (or None).
+    unshown_text_files: list[str] | None = None
 
 
 _FINDING_LISTS = frozenset({"reconciled_findings", "outside_diff_findings", "unanchored_findings",

@@ -160,3 +160,87 @@ def test_a_huge_binary_file_does_not_hide_the_text_beside_it(
     assert result.returncode == 0, result.stderr
     assert SHOWN in fake.last_call()["stdin"]
     assert json.loads(result.stdout)["coverage"]["binary_files"] == ["data.bin"]
+
+
+GH = """#!/bin/sh
+# gh makes git calls of its own (it reads the remotes and config, and the work tree's
+# state for some commands), which inherit mmr's environment.
+git status --porcelain >/dev/null 2>&1
+git log -1 >/dev/null 2>&1
+case "$1 $2" in
+  "pr diff") cat "$(dirname "$0")/pr.diff" ;;
+  "pr view") printf '{"baseRefName": "main", "headRefOid": "%s", "url": "%s"}' \
+      "$(git rev-parse HEAD)" "https://github.com/acme/widgets/pull/7" ;;
+  *) exit 1 ;;
+esac
+"""
+
+
+def test_gh_runs_no_program_of_the_repository_config(tmp_path: Path,
+                                                     fake_cli: FakeCliFactory) -> None:
+    """``--pr``: the git calls gh makes for mmr get the same fence as mmr's own."""
+    marker = tmp_path / "pwned"
+    fake = reviewer(fake_cli)
+    repo = branch_with(tmp_path, {".gitattributes": "*.py filter=evil diff=evil\n"},
+                       "working tree")
+    plant_repo_config(repo, marker)
+    bin_dir = tmp_path / "gh-bin"
+    bin_dir.mkdir()
+    script(bin_dir / "gh", GH.removeprefix("#!/bin/sh\n"))
+    (bin_dir / "pr.diff").write_text(
+        "diff --git a/src/app/handler.py b/src/app/handler.py\n--- a/src/app/handler.py\n"
+        "+++ b/src/app/handler.py\n@@ -1,2 +1,2 @@\n def handler(request):\n-    pass\n"
+        f"{SHOWN}\n")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run([*mmr_command(), "review", "--sync", "--pr", "7"], cwd=repo.root,
+                            capture_output=True, text=True, env=env, timeout=180, check=False)
+    ran = sorted(p.name for p in tmp_path.glob("pwned.*"))
+    assert ran == [], result.stderr
+    assert result.returncode == 0, result.stderr
+    assert SHOWN in fake.last_call()["stdin"]
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+def test_the_workspace_export_runs_no_program_of_the_repository_config(
+        tmp_path: Path, fake_cli: FakeCliFactory, scope: str) -> None:
+    """The export of the reviewed tree for a ``workspace: snapshot`` channel reads through
+    the same fence: the reviewer reads the real code there, and nothing planted runs."""
+    marker = tmp_path / "pwned"
+    fake = fake_cli("rev1", stdout={"approved": True, "findings": [], "summary": "ok"})
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump({
+        "channels": {"rev1": {"command": "rev1", "workspace": "snapshot"},
+                     "rev2": {"command": "rev1", "flags": ["--second"]}},
+        "channels_disabled": ENABLED_BUILTINS}))
+    repo = branch_with(tmp_path, {".gitattributes": "*.py filter=evil diff=evil\n"}, scope)
+    plant_repo_config(repo, marker)
+    result = review(repo, *SCOPES[scope])
+    ran = sorted(p.name for p in tmp_path.glob("pwned.*"))
+    assert ran == [], result.stderr
+    assert result.returncode == 0, result.stderr
+    assert any("Your working directory holds a read-only copy" in call["stdin"]
+               for call in fake.calls())
+
+
+def test_a_text_file_over_the_cap_is_not_called_binary(tmp_path: Path,
+                                                       fake_cli: FakeCliFactory) -> None:
+    """A `-diff` text file whose diff is over 10 MiB is not shown, and said to be text
+    not shown (not a binary): in coverage, in the verdict's summary, in the text report."""
+    fake = reviewer(fake_cli)
+    repo = branch_with(tmp_path, {".gitattributes": "*.py -diff\n"}, "working tree")
+    repo.write({"generated/table.py": "".join(f"ROW_{n} = {n * 7919}\n"
+                                              for n in range(600_000))})
+    repo.git("add", "-N", "generated/table.py")
+    result = review(repo)
+    assert result.returncode == 0, result.stderr
+    prompt = fake.last_call()["stdin"]
+    assert SHOWN in prompt and "ROW_1 =" not in prompt
+    document = json.loads(result.stdout)
+    coverage = document["coverage"]
+    assert coverage["unshown_text_files"] == ["generated/table.py"]
+    assert "binary_files" not in coverage and coverage["partial"] is True
+    assert document["summary"].endswith(
+        " — 1 changed text file(s) not shown to the reviewers")
+    text = review(repo, "--format", "text")
+    assert "partial: 1 text file(s) over 10 MiB not shown" in text.stdout, text.stdout

@@ -36,11 +36,10 @@ def test_no_raw_credential_leaves_through_any_channel_file_or_format(
     cases = build_corpus()
     repo = GitRepo.create(tmp_path / "repo", {"README.md": "demo\n"})
     repo.stage({path: file_text(entries) for path, entries in corpus_files(cases).items()})
-    # Judged by entropy alone, a short or repetitive random value may pass (see
-    # docs/secrets.md); every other family must not leak at all.
+    # Judged by entropy alone, a random value split into literals too short to look
+    # random on their own line may pass (see docs/secrets.md); nothing else may leak.
     secrets = sorted({s for case in cases for s in case.secrets
-                      if case.family != "unnamed-entropy"
-                      and (case.family, case.rendering) != ("encoded-env", "split")})
+                      if (case.family, case.rendering) != ("unnamed-entropy", "split")})
     stripe = next(c.secrets[0] for c in cases if c.family == "stripe")
     # A model that repeats a credential (it cannot have seen: the prompt is redacted).
     echoing = fake_cli("rev1", stdout={"approved": False, "summary": f"found {stripe}",

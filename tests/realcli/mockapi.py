@@ -37,7 +37,8 @@ class Reply:
     message: str = ""
     error_type: str = "invalid_request_error"
     delay_s: float = 0.0
-    #: Anthropic only: tool calls ``(name, input)`` to answer with instead of ``text``.
+    #: Tool calls ``(name, input)`` to answer with instead of ``text`` (Anthropic Messages
+    #: and OpenAI Responses).
     tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
@@ -230,6 +231,9 @@ class _Handler(BaseHTTPRequestHandler):
         item_id = f"msg_{uuid.uuid4().hex[:20]}"
         item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
                 "content": [{"type": "output_text", "text": reply.text, "annotations": []}]}
+        if reply.tool_calls:
+            self._responses_tools(model, rid, reply)
+            return
         usage = {"input_tokens": 1500, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": 90, "output_tokens_details": {"reasoning_tokens": 0},
                  "total_tokens": 1590}
@@ -247,6 +251,31 @@ class _Handler(BaseHTTPRequestHandler):
                                                  "content_index": 0, "delta": reply.text}
             yield "response.output_item.done", {"type": "response.output_item.done",
                                                 "output_index": 0, "item": item}
+            yield "response.completed", {"type": "response.completed", "response": response}
+        self._sse(events())
+
+    def _responses_tools(self, model: str, rid: str, reply: Reply) -> None:
+        """Function calls ``(name, arguments)`` instead of a message."""
+        items = [{"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:20]}",
+                  "call_id": f"call_{uuid.uuid4().hex[:20]}", "name": name,
+                  "arguments": json.dumps(arguments), "status": "completed"}
+                 for name, arguments in reply.tool_calls]
+        usage = {"input_tokens": 1500, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": 40, "output_tokens_details": {"reasoning_tokens": 0},
+                 "total_tokens": 1540}
+        response = {"id": rid, "object": "response", "model": model, "status": "completed",
+                    "output": items, "usage": usage}
+
+        def events() -> Iterator[tuple[str | None, dict[str, Any]]]:
+            yield "response.created", {"type": "response.created", "response": dict(
+                response, status="in_progress", output=[])}
+            for index, item in enumerate(items):
+                yield "response.output_item.added", {"type": "response.output_item.added",
+                                                     "output_index": index, "item": dict(
+                                                         item, status="in_progress",
+                                                         arguments="")}
+                yield "response.output_item.done", {"type": "response.output_item.done",
+                                                    "output_index": index, "item": item}
             yield "response.completed", {"type": "response.completed", "response": response}
         self._sse(events())
 

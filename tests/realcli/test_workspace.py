@@ -103,3 +103,54 @@ def test_control_in_the_real_work_tree_the_same_reads_reach_the_model(real: Real
     assert cwds == [str(real.repo.root)]
     results = _tool_results(real)
     assert SECRET in results and UNTRACKED in results and "PLANTED-INSTRUCTIONS" in results
+
+
+def _codex_branch(real: RealEnv) -> list[str]:
+    """main with a trusted AGENTS.md; a checked-out branch with the change, a tracked
+    ``.env`` and its own AGENTS.md; an untracked credential file. The loopback Responses
+    API answers a review turn with ``exec_command`` calls, then the review; returns the
+    commands' outputs as codex sent them back."""
+    real.repo.commit({"AGENTS.md": "TRUSTED-INSTRUCTIONS from main\n"}, "trusted")
+    real.repo.branch("feature")
+    real.repo.commit({"app.py": CODE, ".env": f"OPENAI_API_KEY={SECRET}\n",
+                      "AGENTS.md": "PLANTED-INSTRUCTIONS from the branch\n"}, "feature")
+    (real.repo.root / "creds.json").write_text(json.dumps({"token": UNTRACKED}))
+    repo = real.repo.root
+    commands = ["pwd", "cat app.py", "cat .env", "cat AGENTS.md", "cat creds.json",
+                "touch written.txt", f"cat {repo}/creds.json"]
+
+    def respond(kind: str, body: dict[str, Any]) -> Reply:
+        if kind != "responses" or "function_call_output" in json.dumps(body):
+            return REVIEW
+        return Reply(tool_calls=tuple(("exec_command", {"cmd": c}) for c in commands))
+
+    real.api.respond = respond
+    real.only("codex")
+    entry = real.review("codex", "--base", "main")
+    assert entry["status"] == "completed", entry
+    return [item["output"] for r in real.api.requests for item in r.body.get("input", [])
+            if isinstance(item, dict) and item.get("type") == "function_call_output"]
+
+
+def test_codex_reads_the_reviewed_code_in_the_workspace(real: RealEnv) -> None:
+    """The pinned codex CLI runs the loopback model's ``exec_command`` calls in the review
+    workspace, under its read-only sandbox: the code is there, the branch's ``.env``, its
+    AGENTS.md and the untracked file are not, and nothing can be written."""
+    pwd, code, env, agents, untracked, write, _outside = _codex_branch(real)
+    assert Path(pwd.rstrip().rsplit("\n", 1)[-1]).name.startswith("mmr-grok-ws-"), pwd
+    assert "REVIEWED-CODE" in code
+    assert "No such file" in env and SECRET not in env
+    assert "TRUSTED-INSTRUCTIONS" in agents
+    assert "No such file" in untracked
+    assert "Read-only file system" in write
+    instructions = json.dumps([r.body.get("instructions") for r in real.api.requests]
+                              + [r.body.get("input", [])[:3] for r in real.api.requests])
+    assert "PLANTED-INSTRUCTIONS" not in instructions
+
+
+def test_codex_sandbox_does_not_confine_reads_to_the_workspace(real: RealEnv) -> None:
+    """A known limit (docs/channels.md): codex's read-only sandbox stops writes, not
+    reads. A model that names a path outside the workspace reads it, as this user could;
+    the claude preset has no such path (its tools are confined to the workspace)."""
+    *_, outside = _codex_branch(real)
+    assert UNTRACKED in outside

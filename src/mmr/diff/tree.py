@@ -11,7 +11,6 @@ an untracked or ignored file is never listed.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Literal
 
 from mmr.diff.inputs import DiffRequest
 from mmr.errors import GitError
+from mmr.git import fenced_env
 from mmr.process.sync import run_captured
 from mmr.process.types import ProcessRequest
 
@@ -29,10 +29,6 @@ TREE_TIMEOUT_S = 300.0
 #: Modes of entries that are not regular files: a symlink (its target could point
 #: anywhere on the host) and a submodule (another repository).
 _SKIPPED_MODES = ("120000", "160000")
-# The repository's own config must not start programs for these reads.
-_SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
-_FIXED_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_TERMINAL_PROMPT": "0",
-              "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +70,8 @@ def _commit(ref: str, root: Path) -> TreeSource:
 
 def git_output(args: Sequence[str], root: Path, *, stdin: bytes | None = None) -> bytes:
     """``git args`` in ``root`` through the process chokepoint; GitError on any failure."""
-    env = {**os.environ, **_FIXED_ENV}
     outcome = run_captured(ProcessRequest(
-        ("git", *_SAFE_CONFIG, *args), cwd=root, env=env, timeout_s=TREE_TIMEOUT_S,
+        ("git", *args), cwd=root, env=fenced_env(root), timeout_s=TREE_TIMEOUT_S,
         label="git", stdin=stdin))
     if outcome.rc != 0:
         detail = outcome.stderr_text().strip().splitlines()

@@ -30,7 +30,9 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -52,6 +54,7 @@ from mmr.dispatch.isolation import (
     NEUTRAL_CWD,
     NEUTRAL_DIR_PREFIX,
     Posture,
+    remove_tree,
     track_directory,
 )
 from mmr.secrets.credentials import redact_credentials
@@ -73,6 +76,9 @@ INSTRUCTION_FILES = frozenset({
 #: Larger files are left out: generated or vendored, rarely what a reviewer needs.
 MAX_FILE_BYTES = 1024 * 1024
 WORKSPACE_PREFIX = NEUTRAL_DIR_PREFIX + "ws-"
+#: Redacted content not used for this long is removed, by a sweep at most this often.
+CACHE_MAX_AGE_S = 14 * 86400
+SWEEP_EVERY_S = 86400
 #: What the prompt of a channel running in a workspace adds.
 WORKSPACE_NOTE = (
     "\n\nYour working directory holds a read-only copy of the reviewed revision's tracked "
@@ -145,11 +151,14 @@ def _rules_digest() -> str:
 
 
 class RedactionCache:
-    """Redacted file content by blob id, each file read-only so that a workspace can link
-    to it instead of writing a copy; ``<oid>.bin`` remembers a binary blob."""
+    """Redacted content by blob id: read-only files a workspace links to (a link refreshes
+    an entry's ctime), ``<oid>.bin`` for a binary. Daily at most, entries unused for
+    :data:`CACHE_MAX_AGE_S` and other redaction rules' folders are removed."""
 
     def __init__(self, directory: Path) -> None:
+        self.root = directory
         self.directory = directory / _rules_digest()
+        self._made: set[Path] = set()
 
     def get(self, oid: str) -> Path | None:
         """The cached file (its ``.bin`` marker for a binary), None when unknown."""
@@ -159,20 +168,37 @@ class RedactionCache:
                 return candidate
         return None
 
-    def put(self, oid: str, content: bytes | None) -> Path | None:
-        """Remember ``content`` (None: a binary); None when it could not be written (a
-        failed write only costs time on the next review)."""
-        path = self.directory / oid[:2] / (oid if content is not None else oid + ".bin")
-        temp = path.with_name(f".{oid}.{os.getpid()}")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o400)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content or b"")
-            temp.replace(path)
-        except OSError:
-            return None
-        return path
+    def adopt(self, oid: str, written: Path | None) -> None:
+        """Hard-link ``written`` (a complete read-only workspace file) as ``oid``'s entry;
+        None remembers a binary. A failure only costs time later."""
+        path = self.directory / oid[:2] / (oid if written is not None else oid + ".bin")
+        with suppress(OSError):
+            if path.parent not in self._made:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                self._made.add(path.parent)
+            if written is not None:
+                os.link(written, path, follow_symlinks=False)
+            else:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o400))
+
+    def sweep(self, now: float | None = None) -> None:
+        """Remove stale entries and other rules' folders, unless swept in the last day."""
+        now = time.time() if now is None else now
+        stamp = self.root / ".swept"
+        with suppress(OSError):
+            if now - stamp.stat().st_mtime < SWEEP_EVERY_S:
+                return
+        with suppress(OSError):
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            stamp.touch()
+            os.utime(stamp, (now, now))
+            for folder in self.root.iterdir():
+                if folder.is_dir() and folder != self.directory:
+                    remove_tree(folder)
+            for shard in self.directory.iterdir() if self.directory.is_dir() else ():
+                for entry in shard.iterdir():
+                    if now - entry.lstat().st_ctime > CACHE_MAX_AGE_S:
+                        entry.unlink()
 
 
 def redact_file(data: bytes) -> bytes | None:
@@ -189,8 +215,9 @@ def export_workspace(source: TreeSource, *, trusted_ref: str | None, cache_dir: 
     """Export ``source`` into a fresh read-only directory; the caller must ``cleanup``."""
     root = Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX, dir=tmp_root))
     workspace = Workspace(root, track_directory(root))
+    (cache := RedactionCache(cache_dir)).sweep()
     try:
-        _fill(workspace, source, trusted_ref, RedactionCache(cache_dir))
+        _fill(workspace, source, trusted_ref, cache)
         _seal(workspace)
     except BaseException:
         workspace.cleanup()
@@ -252,12 +279,14 @@ def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
         if cached is None:
             missing.setdefault(oid, []).append(entry.path)
         else:
-            _place(workspace, entry.path, cached)
+            _link(workspace, entry.path, cached)
     for oid, data in read_blobs(list(missing), repo):
         content = redact_file(data)
-        stored = cache.put(oid, content)
-        for path in missing[oid]:
-            _place(workspace, path, stored, content)
+        first, *others = missing[oid]
+        written = _write(workspace, first, content)
+        cache.adopt(oid, written)
+        for path in others:
+            _link(workspace, path, written)
 
 
 def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: RedactionCache) -> None:
@@ -276,34 +305,46 @@ def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: Redacti
     oid = blob_id(data)
     cached = cache.get(oid)
     if cached is not None:
-        _place(workspace, path, cached)
+        _link(workspace, path, cached)
         return
     content = redact_file(data)
-    _place(workspace, path, cache.put(oid, content), content)
+    cache.adopt(oid, _write(workspace, path, content))
 
 
-def _place(workspace: Workspace, path: str, cached: Path | None,
-           content: bytes | None = None) -> None:
-    """Put one file in the workspace: a hard link to its read-only cached copy, else a
-    read-only copy of ``content``. A binary (its ``.bin`` marker, or no content) is left out.
-    """
-    if (cached is not None and cached.suffix == ".bin") or (cached is None and content is None):
-        workspace._skip("binary")
-        return
+def _target(workspace: Workspace, path: str) -> Path:
     target = workspace.root / path
     if target.parent not in workspace.directories:
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         workspace.directories.update(target.parents)
+    return target
+
+
+def _link(workspace: Workspace, path: str, cached: Path | None) -> None:
+    """Put a cached file in the workspace: a hard link to it (a copy across file
+    systems); a binary (its ``.bin`` marker, or None) is left out."""
+    if cached is None or cached.suffix == ".bin":
+        workspace._skip("binary")
+        return
+    target = _target(workspace, path)
+    try:
+        os.link(cached, target, follow_symlinks=False)
+    except OSError:  # another file system, or links not allowed: copy it
+        _write(workspace, path, cached.read_bytes())
+        return
     workspace.written += 1
-    if cached is not None:
-        try:
-            os.link(cached, target, follow_symlinks=False)
-            return
-        except OSError:  # another file system, or links not allowed: copy it
-            content = cached.read_bytes()
+
+
+def _write(workspace: Workspace, path: str, content: bytes | None) -> Path | None:
+    """Write one read-only file (None: a binary, left out); the path written."""
+    if content is None:
+        workspace._skip("binary")
+        return None
+    target = _target(workspace, path)
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o400)
     with os.fdopen(fd, "wb") as handle:
-        handle.write(content or b"")
+        handle.write(content)
+    workspace.written += 1
+    return target
 
 
 def _seal(workspace: Workspace) -> None:

@@ -187,6 +187,8 @@ def coverage_line(results: ReconciledResults) -> str | None:
     if coverage.summarised_files:
         line += f", {len(coverage.summarised_files)} generated file(s) summarised"
     parts = []
+    if coverage.unshown_text_files:
+        parts.append(f"{len(coverage.unshown_text_files)} text file(s) over 10 MiB not shown")
     if coverage.excluded_files:
         parts.append(f"{len(coverage.excluded_files)} file(s) excluded by diff_exclude")
     for channel in coverage.channels:

@@ -218,6 +218,11 @@ def _total(per_channel: Mapping[str, ChannelResult], figure: str) -> int | float
     return round(total, 6) if isinstance(total, float) else total
 
 
+def _unshown_note(coverage: Coverage | None) -> str:
+    unshown = len(coverage.unshown_text_files or []) if coverage is not None else 0
+    return f" — {unshown} changed text file(s) not shown to the reviewers" if unshown else ""
+
+
 def build_results(per_channel: Mapping[str, ChannelResult], findings: Sequence[ReconciledFinding],
                   job: JobFacts, off_diff: OffDiff | None = None) -> ReconciledResults:
     """Gate, verdict and counts assembled into the results document."""
@@ -256,7 +261,7 @@ def build_results(per_channel: Mapping[str, ChannelResult], findings: Sequence[R
         fix_threshold=job.fix_threshold,
         advisory_count=len(findings) - in_diff_blocking,
         approved=is_approved(decision.verdict),
-        summary=decision.summary + note,
+        summary=decision.summary + note + _unshown_note(job.coverage),
         reconciled_findings=list(findings),
         per_channel=dict(per_channel),
         metadata=metadata,

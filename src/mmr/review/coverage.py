@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+from mmr.git import TEXT_NOT_SHOWN
 from mmr.models import ChannelCoverage, Coverage
 from mmr.reconcile.anchoring import DiffScope
 from mmr.review.channel_results import SKIP_REASON_TEXT
 from mmr.secrets.credential_patterns import marker_pattern
 from mmr.store.records import JobRecord
+from mmr.unidiff.sections import split_sections
 from mmr.unidiff.walk import header_path, walk_diff
 
 _BINARY = re.compile(r"Binary files (.+) and (.+) differ")
@@ -41,10 +43,11 @@ def job_coverage(job: JobRecord, scope: DiffScope | None, diff: str) -> Coverage
         redacted_credentials=len(marker_pattern().findall(diff)),
         excluded_files=excluded_files,
         channels=channels,
-        partial=bool(excluded_files) or any(
+        partial=bool(excluded_files) or TEXT_NOT_SHOWN in diff or any(
             c.excluded_files or c.skipped or c.unreviewed_files for c in channels),
         binary_files=binary_files(diff) or None,
         summarised_files=list(summarised) or None,
+        unshown_text_files=unshown_text_files(diff) or None,
     )
 
 
@@ -64,3 +67,9 @@ def binary_files(diff: str) -> list[str]:
             if path is not None and path not in found:
                 found.append(path)
     return found
+
+
+def unshown_text_files(diff: str) -> list[str]:
+    """The changed text files whose diff was over the output cap (no reviewer read them)."""
+    return [section.display_path for section in split_sections(diff)[1]
+            if any(line.rstrip("\r\n") == TEXT_NOT_SHOWN for line in section.lines)]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import NamedTuple
 
-from mmr.secrets.assignments import shannon_entropy
+from mmr.secrets.assignments import is_secret_value, shannon_entropy
 
 
 class BareSpan(NamedTuple):
@@ -59,15 +59,24 @@ def looks_random(value: str) -> bool:
     if not (any(c.isupper() for c in value) and any(c.islower() for c in value)
             and any(c.isdigit() for c in value)):
         return False
-    if value[0] in "/.-" or ("/" in value and any(c in value for c in ".-_")):
-        return False  # a path or a URL (base64 has ``/`` but never ``.``, ``-`` or ``_``)
-    if len("".join(_word().findall(value))) * 2 >= len(value):
+    if (value[0] in "/.-" or ("/" in value and any(c in value for c in ".-_"))
+            or max(map(len, re.split(r"[._-]", value))) < 16):
+        # A path or a URL (base64 has ``/`` but never ``.``, ``-`` or ``_``), a qualified
+        # name or a file name (short parts joined by ``. _ -``).
+        return False
+    if len("".join(w for w in _word().findall(value) if _spoken(w))) * 2 >= len(value):
         return False  # mostly words: an identifier or a licence name
     if sum(ord(b) - ord(a) == 1 for a, b in itertools.pairwise(value)) * 3 >= len(value):
         return False  # an alphabet (``ABCDEF…xyz0123456789``)
     if _decoded_text(value) is not None:
         return False  # encoded text: judged by what it decodes to
     return shannon_entropy(value.rstrip("=")) >= ENTROPY_THRESHOLD
+
+
+def _spoken(word: str) -> bool:
+    """A word a person wrote (``Latin``, ``HTTP``), not a run of random letters (``kzfq``):
+    an acronym, or one vowel at least every four letters."""
+    return word.isupper() or sum(c in "aeiouAEIOU" for c in word) * 4 >= len(word)
 
 
 @cache
@@ -92,9 +101,11 @@ def bare_spans(text: str, path: str | None,
                 m.group("value")):
             spans.append(BareSpan(m.start("value"), m.end("value"), "random-value"))
     if (path or "").endswith("pgpass") or ":*:" in text or ":5432:" in text:
+        # The password field is judged as a password assignment's value: a placeholder
+        # (``<password>``, ``password``, ``****``, ``${PGPASS}``) or a marker is no secret.
         spans += [BareSpan(m.start("value"), m.end("value"), "password")
                   for m in pgpass.finditer(text)
-                  if not m.group("value").startswith(("$", "<redacted"))]
+                  if is_secret_value("password", m.group("value"), config_file=True)]
     return spans
 
 

@@ -127,6 +127,45 @@ def may_hold_credentials(text: str) -> bool:
             or _long_token().search(text) is not None)
 
 
+@cache
+def _line_triggers() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], bytes]:
+    """What makes a line worth the full scan: a word some rule needs (``-----`` a public
+    block's edge, ``machine`` netrc, ``</`` XML), a secret-name word beside an assignment
+    or quotes, a long run of token characters (bytes mapped to ``a``: a substring search)."""
+    strong = {*table_keywords(), "authoriz", "begin", "putty", "private-mac", "private key",
+              ":*:", ":5432:", "-----", "machine", "</"}
+    token = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_~.=-"
+    mapped = bytes(97 if c in token else 10 if c == 10 else 32 for c in range(256))
+    return (re.compile(literal_alternation({*strong, *_NAME_WORDS})),
+            re.compile(literal_alternation(strong)),
+            re.compile(r"(?::=|=>|=(?!=)|:(?![:/\\]))[ \t]*[^\s,;&)<>{}\[\]=]"), mapped)
+
+
+def hot_lines(text: str) -> list[int] | None:
+    """The lines of ``text`` that may hold a credential or touch a key block (no other
+    does); None when a line ends in other than ``\\n``/``\\r\\n`` (only splitlines counts)."""
+    if re.search("\r(?!\n)|[\v\f\x1c-\x1e\x85\u2028\u2029]", text) is not None:
+        return None
+    anyword, strong, assign, mapping = _line_triggers()
+    lower = text.lower()
+    hot: set[int] = set()
+    line = counted = 0
+    while (m := anyword.search(lower, counted)) is not None:
+        line += lower.count("\n", counted, m.start())
+        end = lower.find("\n", m.start()) % (len(lower) + 1)
+        body = lower[lower.rfind("\n", 0, m.start()) + 1:end]
+        if strong.search(body) or assign.search(body) or body.count('"') + body.count("'") >= 4:
+            hot.add(line)
+        line, counted = line + 1, end + 1
+    runs = text.encode("utf-8", "surrogatepass").translate(mapping)
+    line = counted = 0
+    while (at := runs.find(b"a" * 24, counted)) >= 0:
+        line += runs.count(b"\n", counted, at)
+        hot.add(line)
+        line, counted = line + 1, runs.find(b"\n", at) % (len(runs) + 1) + 1
+    return sorted(hot)
+
+
 def _token_spans(text: str, lower: str) -> list[Span]:
     spans = []
     for rule in rules_for(lower):
@@ -148,8 +187,12 @@ def _raw_spans(text: str, path: str | None) -> list[Span]:
     for joined, pieces in concatenations(text) if quoted else ():
         # Split values are judged on the joined value: every literal a credential found in
         # the joined text touches is replaced.
+        # Quoted again, the joined value also meets the shape rules (a random value, an
+        # encoded blob) its pieces were too short for.
         inner = _token_spans(joined, joined.lower()) + [
-            Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(joined, None)]
+            Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(joined, None)] + [
+            Span(s.start - 1, s.end - 1, s.kind)
+            for s in bare_spans(f'"{joined}"', None, _holds_credential)]
         offset = 0
         for a, b in pieces:
             touching = [s for s in inner if s.start < offset + b - a and offset < s.end]

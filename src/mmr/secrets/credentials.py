@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from mmr.secrets.credential_patterns import (
     CredentialKind,
+    hot_lines,
     is_high_confidence,
     may_hold_credentials,
     refusal_pattern,
@@ -83,15 +84,27 @@ def redact_diff(diff_text: str) -> tuple[str, list[CredentialHit]]:
 
 def redact_credentials(text: str) -> tuple[str, int]:
     """Plain ``text`` (a design document, repository context, a model's reply or log) with
-    every credential replaced, and how many were replaced; a key block keeps its lines."""
-    if not may_hold_credentials(text):
+    every credential replaced, and how many were replaced; a key block keeps its lines.
+    Only :func:`hot_lines` (and lines inside a block) get the full scan."""
+    hot = hot_lines(text)
+    if hot == [] or (hot is None and not may_hold_credentials(text)):
         return text, 0
-    lines = text.splitlines(keepends=True)
-    bodies = [line.rstrip("\r\n") for line in lines]
+    bodies = text.splitlines() if hot is not None else [
+        line.rstrip("\r\n") for line in text.splitlines(keepends=True)]
     redactor = LineRedactor()
-    for body in bodies:
-        redactor.line(body)
+    done = 0
+    for index in [*(range(len(bodies)) if hot is None else hot), len(bodies)]:
+        while done < index and not redactor.idle:
+            redactor.line(bodies[done])
+            done += 1
+        redactor.skip(bodies[done:index])
+        if index < len(bodies):
+            redactor.line(bodies[index])
+        done = index + 1
     redactor.finish()
+    if redactor.out == bodies:
+        return text, len(redactor.hits)
+    lines = text.splitlines(keepends=True)
     out = [content + line[len(body):]
            for content, line, body in zip(redactor.out, lines, bodies, strict=True)]
     return "".join(out), len(redactor.hits)

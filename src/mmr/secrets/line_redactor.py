@@ -48,6 +48,17 @@ class LineRedactor:
             return
         self.out.append(self._single(content, index, blocks=blocks, path=path))
 
+    @property
+    def idle(self) -> bool:
+        """Outside any block and run: a line :func:`hot_lines` leaves out changes nothing."""
+        return not (self._state.opened_at is not None or self._state.public
+                    or self._state.loose_run)
+
+    def skip(self, contents: list[str]) -> None:
+        """Lines known to hold nothing, taken as they are (only while :attr:`idle`)."""
+        self.out += contents
+        self._original += contents
+
     def finish(self) -> None:
         self._close_section()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -169,3 +170,32 @@ def test_a_trusted_ref_that_is_the_reviewed_head_gives_no_instruction_file(
     for kind in ("commit", "worktree"):
         workspace = _export(repo, kind, tmp_path / "cache", exported, trusted_ref="HEAD")
         assert not any(name.endswith(".md") for name in _files(workspace.root)), kind
+
+
+def test_the_cache_forgets_unused_content_and_other_rules(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace]) -> None:
+    """Entries unused for 14 days and the folders of earlier redaction rules are swept, at
+    most once a day; a repeated review's links keep an entry in use."""
+    cache_dir = tmp_path / "cache"
+    _export(repo, "commit", cache_dir, exported)
+    cache = ws_module.RedactionCache(cache_dir)
+    entries = sorted(p for p in cache.directory.rglob("*") if p.is_file())
+    assert len(entries) == 5
+    used = entries[0].stat().st_ctime
+    time.sleep(0.05)
+    _export(repo, "commit", cache_dir, exported)
+    assert entries[0].stat().st_ctime > used  # a link is a use
+    earlier_rules = cache_dir / "0123456789abcdef" / "ab"
+    earlier_rules.mkdir(parents=True)
+    (earlier_rules / "ab12").write_text("redacted by older rules\n")
+    now = time.time()
+    day = 86400
+    cache.sweep(now=now + 13.5 * day)
+    assert not earlier_rules.parent.exists()
+    assert all(entry.exists() for entry in entries)
+    cache.sweep(now=now + 14.2 * day)  # swept less than a day ago: nothing to do
+    assert all(entry.exists() for entry in entries)
+    cache.sweep(now=now + 14.6 * day)
+    assert not any(entry.exists() for entry in entries)
+    assert _files(_export(repo, "commit", cache_dir, exported).root)["src/app.py"] == (
+        BASE["src/app.py"])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sysconfig
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -155,6 +157,37 @@ class TestCorpusCoverage:
         assert sum(c not in missed for c in splits) >= 0.5 * len(splits)
         caught = Counter(c.family for c in cases if c not in missed)
         assert set(caught) == {*FAMILIES, "private-key", "shell-command", "pgpass"}
+
+
+class TestUnnamedValues:
+    def test_random_values_with_no_telling_name_are_caught(self) -> None:
+        """Random base62 has runs of letters: only runs a person would write (with
+        vowels, or acronyms) make a value read as words."""
+        cases = [c for c in build_corpus() if c.family in ("unnamed-entropy", "encoded-env")]
+        redacted, _ = redact_diff(corpus_diff(cases))
+        missed = [(c.family, c.rendering) for c in cases if any(s in redacted for s in c.secrets)]
+        assert missed == [("unnamed-entropy", "split")] * 2
+        joined = 'value = "UWSKkzEx69r5NMTiSALn" + "TbeTXkUREX6Ct3Tca6EO"'
+        assert "UWSK" not in redact_diff(one_file_diff(joined))[0]
+
+    def test_under_one_random_value_hit_per_5000_lines_of_third_party_code(self) -> None:
+        stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
+        lines = [line for path in stdlib
+                 for line in path.read_text("utf-8", "replace").splitlines()]
+        diff = one_file_diff(*lines)
+        hits = [h for h in redact_diff(diff)[1] if h.kind == "random-value"]
+        assert len(lines) > 100_000 and len(hits) * 5000 < len(lines), hits
+
+    @pytest.mark.parametrize("line", [
+        "localhost:5432:mydb:myuser:<password>", "*:5432:*:postgres:password",
+        "db:5432:*:app:${PGPASSWORD}", "localhost:5432:*:*:****", "example.com:5432:db:u:xxxx"])
+    def test_a_pgpass_line_with_a_placeholder_is_left_alone(self, line: str) -> None:
+        diff = one_file_diff(line)
+        assert redact_diff(diff) == (diff, [])
+
+    def test_a_pgpass_line_with_a_password_is_redacted(self) -> None:
+        text, hits = redact_diff(one_file_diff("db.internal:5432:*:app:Tr0ub4dor&3"))
+        assert "Tr0ub4dor&3" not in text and [h.kind for h in hits] == ["password"]
 
 
 class TestModelReplies:
