@@ -35,11 +35,12 @@ from mmr.config.channel_schema import (
     SubprocessAuth,
     SubprocessChannel,
 )
+from mmr.config.paths import find_project_root
 from mmr.dispatch.failure_reason import last_said
 from mmr.dispatch.http import probe_http_channel
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
-from mmr.dispatch.placeholders import split_command
+from mmr.dispatch.placeholders import executable_path, split_command
 from mmr.dispatch.plan import AuthResult
 from mmr.dispatch.replay import check_replay
 from mmr.models import ChannelStatus
@@ -71,11 +72,11 @@ def is_installed(token: str) -> bool:
     """Whether ``token`` names something runnable, without spawning anything.
 
     A token containing ``/`` is a path: installed when it is an executable regular file
-    (relative paths count from mmr's cwd). Otherwise it must be a plain name
+    (relative paths count from the repository root). Otherwise it must be a plain name
     (``^[a-zA-Z0-9._-]+$``, so ``FOO=bar`` and ``a;b`` fail) found on ``PATH``.
     """
     if "/" in token:
-        path = Path(token)
+        path = Path(executable_path(token, find_project_root()))
         return path.is_file() and os.access(path, os.X_OK)
     if _SAFE_TOKEN.fullmatch(token) is None:
         return False
