@@ -15,8 +15,7 @@ import yaml
 
 from mmr.config.paths import user_config_path
 from tests.builtin_channels import BUILTIN_CHANNELS, ENABLED_BUILTINS
-from tests.e2e.test_first_hour_e2e import (changed_repo, mmr_command, only_line,
-                                          run_piped)
+from tests.e2e.test_first_hour_e2e import changed_repo, mmr_command, only_line, run_piped
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
 

@@ -115,8 +115,8 @@ def test_symlinked_project_file_is_refused(mmr: MmrRunner, project_file: Path, t
     project_file.symlink_to(target)
     run = mmr("--fix")
     assert run.rc == 1
-    assert run.err == NONE_READY + ("mmr: error: could not disable projbot: refusing to write through a "
-                       f"symlink: {project_file}\n")
+    assert run.err == NONE_READY + ("mmr: error: could not disable projbot: refusing to "
+                                    f"write through a symlink: {project_file}\n")
     assert target.read_text() == PROJECT_BOT
 
 
