@@ -121,7 +121,8 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
             shutil.rmtree(output, ignore_errors=True)
     recovery = redact_text(check.recovery)
     if outcome.timed_out:
-        return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s")
+        return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s "
+                                            "(auth.timeout)")
     if not outcome.spawned:
         return AuthResult("failed", recovery=recovery, detail=outcome.spawn_error)
     if failed:
@@ -255,6 +256,6 @@ def gate_update(result: AuthResult) -> dict[str, Any]:
                               else "failed"}
     if result.recovery is not None and result.status != "timeout":
         update["recovery"] = result.recovery
-    if result.channel_status is not None and result.detail:
+    if result.detail and (result.channel_status is not None or result.status == "timeout"):
         update["error"] = redact_text(result.detail)  # why it failed, for the report
     return update

@@ -43,7 +43,8 @@ async def replay(plan: ChannelPlan, ctx: DispatchContext, key: str) -> RoundResu
     if hit is None:
         return None
     started_at = iso_timestamp()
-    result = parse_at_settle(AttemptResult("completed", started_at, raw=hit.output),
+    result = parse_at_settle(AttemptResult("completed", started_at, raw=hit.output,
+                                           telemetry=hit.telemetry),
                              plan.output_parser, runs=1, repo_root=ctx.repo_root)
     if result.parsed is None:  # a parser change the key did not see: run it for real
         return None
@@ -60,4 +61,5 @@ async def remember(plan: ChannelPlan, ctx: DispatchContext, key: str,
             or result.raw is None:
         return
     await in_thread(ctx.cache.put, key, channel=plan.name,
-                    output=redact_credentials(result.raw)[0], job_id=ctx.job_id)
+                    output=redact_credentials(result.raw)[0], job_id=ctx.job_id,
+                    telemetry=result.telemetry)

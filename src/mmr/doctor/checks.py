@@ -96,7 +96,8 @@ def unprobed_health(name: str, channel: Channel, listed_off: set[str]) -> Channe
 
 def probed_health(name: str, channel: Channel, result: AuthResult,
                   version: str | None = None) -> ChannelHealth:
-    """The row for a gate result: recovery only on ``auth_failed``."""
+    """The row for a gate result: the recovery of an ``auth_failed`` one, else the check's
+    own words when it failed."""
     if result.status == "not_installed" and isinstance(channel, ReplayChannel):
         return ChannelHealth(name, "not_installed", installed=False, recovery=result.recovery)
     if result.status == "not_installed" and isinstance(channel, SubprocessChannel):
@@ -107,7 +108,10 @@ def probed_health(name: str, channel: Channel, result: AuthResult,
     status = _FROM_GATE.get(result.status)
     if status is None:  # "skipped": the gate found no command (unprobed_health catches it)
         return ChannelHealth(name, "missing_command", installed=False)
+    # Without a recovery the check's own words say what went wrong (refused, timed out).
     recovery = result.recovery if status == "auth_failed" else None
+    if status != "ok" and recovery is None and result.detail:
+        recovery = redact_text(result.detail)
     return ChannelHealth(name, status, installed=True, recovery=recovery, version=version)
 
 
