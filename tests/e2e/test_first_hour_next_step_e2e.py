@@ -114,3 +114,24 @@ def test_a_compensator_that_cannot_run_is_not_attempted(
     assert set(verdict["per_channel"]) == {"rev1", "rev2", "broken"}, verdict["per_channel"]
     notices = [line for line in review.stderr.splitlines() if "compensat" in line]
     assert len(notices) == 1 and "claude" in notices[0], review.stderr
+
+
+def test_config_init_says_the_next_step(tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    repo = GitRepo.create(tmp_path / "repo", {"a.py": "x = 1\n"})
+    env = {**os.environ, "PATH": bare_path()}
+    done = run_piped_env(["config", "init"], repo.root, env)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout
+    assert "commit it" in said and "mmr config init --global" in said
+    assert "No reviewer CLI is installed here" in said and "docs/recipes/" in said
+    # No format is written: the terminal decides (text), a pipe gets JSON.
+    assert "format" not in yaml.safe_load((repo.root / ".mmr.yaml").read_text())["defaults"]
+    codex = fake_cli("codex", stdout="codex-cli 0.50.0")
+    env = {**os.environ, "PATH": str(codex.path.parent) + os.pathsep + bare_path()}
+    done = run_piped_env(["config", "init", "--global"], repo.root, env)
+    assert done.returncode == 0, done.stderr
+    assert f"Created {user_config_path()}" in done.stdout and "commit it" not in done.stdout
+    assert "More reviewers:" in done.stdout and "docs/recipes/" in done.stdout
+    written = yaml.safe_load(user_config_path().read_text())
+    assert written["channels"]["codex"] == {"enabled": True}
+    assert written["channels"]["claude"] == {"enabled": False}
