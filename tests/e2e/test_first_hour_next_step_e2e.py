@@ -135,3 +135,33 @@ def test_config_init_says_the_next_step(tmp_path: Path, fake_cli: FakeCliFactory
     written = yaml.safe_load(user_config_path().read_text())
     assert written["channels"]["codex"] == {"enabled": True}
     assert written["channels"]["claude"] == {"enabled": False}
+
+
+def summaries(help_text: str) -> dict[str, str]:
+    """The ``Commands:`` rows of a ``--help`` page: name → summary (wrapped lines joined)."""
+    rows: dict[str, str] = {}
+    section = help_text.split("\nCommands:\n", 1)[1].split("\n\n", 1)[0]
+    for line in section.splitlines():
+        name, _, text = line.strip().partition(" ")
+        if line.startswith("  ") and not line.startswith("   "):
+            rows[name] = text.strip()
+        else:
+            last = next(reversed(rows))
+            rows[last] += " " + line.strip()
+    return rows
+
+
+def test_every_command_summary_is_a_whole_sentence(tmp_path: Path) -> None:
+    pages: list[list[str]] = [[]]
+    seen = 0
+    while pages:
+        path = pages.pop()
+        done = run_piped([*path, "--help"], tmp_path)
+        assert done.returncode == 0, done.stderr
+        if "\nCommands:\n" not in done.stdout:
+            continue
+        for name, summary in summaries(done.stdout).items():
+            seen += 1
+            assert summary.endswith(".") and "..." not in summary, (path, name, summary)
+            pages.append([*path, name])
+    assert seen > 30  # the root's commands and every group's

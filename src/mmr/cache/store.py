@@ -16,11 +16,9 @@ from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import Any
 
 from mmr.fs import atomic_write_bytes, ensure_private_dir, read_bytes_nofollow
-from mmr.models import Telemetry
 
 ENTRY_VERSION = 1
 #: The cap on all entries together when the config does not set one.
@@ -38,7 +36,7 @@ class CachedReply:
     output: str
     job_id: str
     created_at: float
-    telemetry: Telemetry | None = None  #: the reply's usage figures (an HTTP reply's ``usage``)
+    telemetry: dict[str, Any] | None = None  #: the reply's usage (an HTTP reply's ``usage``)
 
 
 class ReviewCache:
@@ -74,13 +72,13 @@ class ReviewCache:
         return entry
 
     def put(self, key: str, *, channel: str, output: str, job_id: str,
-            now: float | None = None, telemetry: Telemetry | None = None) -> bool:
+            now: float | None = None, telemetry: dict[str, Any] | None = None) -> bool:
         """Store a reply; False (and nothing written) when it is too large or disk fails."""
         if not self.enabled:
             return False
         record = {"version": ENTRY_VERSION, "key": key, "channel": channel, "job_id": job_id,
                   "created_at": time.time() if now is None else now, "output": output,
-                  "telemetry": None if telemetry is None else telemetry.model_dump()}
+                  "telemetry": telemetry}
         data = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass")
         if len(data) > MAX_ENTRY_BYTES:
             return False
@@ -147,9 +145,6 @@ def _entry(data: object, key: str) -> CachedReply | None:
         return None
     if isinstance(created, bool) or not isinstance(created, int | float):
         return None
-    try:
-        telemetry = Telemetry.model_validate(data.get("telemetry") or {})
-    except ValidationError:
-        telemetry = Telemetry()
+    telemetry = data.get("telemetry")
     return CachedReply(key, str(fields[1]), str(fields[2]), str(fields[3]), float(created),
-                       telemetry if telemetry != Telemetry() else None)
+                       telemetry if isinstance(telemetry, dict) else None)
