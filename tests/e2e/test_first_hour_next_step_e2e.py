@@ -165,3 +165,18 @@ def test_every_command_summary_is_a_whole_sentence(tmp_path: Path) -> None:
             assert summary.endswith(".") and "..." not in summary, (path, name, summary)
             pages.append([*path, name])
     assert seen > 30  # the root's commands and every group's
+
+
+def test_critique_says_why_review_shaped_replies_give_no_items(
+        tmp_path: Path, fake_cli: FakeCliFactory) -> None:
+    repo = GitRepo.create(tmp_path / "repo", {"design.md": "# Design\n\nUse one queue.\n"})
+    fake_cli("rev1", stdout=REPLY)
+    fake_cli("rev2", stdout=REPLY)
+    write_user_config({"channels": {"rev1": {"command": "rev1"}, "rev2": {"command": "rev2"}},
+                       "channels_disabled": ENABLED_BUILTINS})
+    done = run_piped(["critique", "design.md", "--format", "text"], repo.root)
+    assert done.returncode == 0, done.stderr
+    assert "No critique items were returned." in done.stdout
+    for name in ("rev1", "rev2"):
+        line = next(line for line in done.stdout.splitlines() if line.startswith(f"  {name}:"))
+        assert 'a code review ("findings"), not a critique ("items")' in line, line
