@@ -57,6 +57,7 @@ def test_text_report_of_a_mixed_machine(mmr: MmrRunner, project_file: Path,
         "  · gemini           retired",
         "  ✓ codex            ok (codex-cli 0.50.0)",
         "  ⚠ grok             timeout (grok 1.0)",
+        "      → auth check timed out after 0.5s (auth.timeout)",
         "  ✗ antigravity      not_installed",
         "      → install absent-cli-xyz (Google Antigravity, whose installer puts agy on PATH; "
         "not on npm), or stop dispatching it: mmr config disable antigravity",
@@ -91,6 +92,7 @@ def test_json_rows_in_config_order(mmr: MmrRunner, project_file: Path,
     assert rows["codex"] == {"name": "codex", "status": "ok", "installed": True,
                              "version": "codex-cli 0.50.0"}
     assert rows["grok"] == {"name": "grok", "status": "timeout", "installed": True,
+                            "recovery": "auth check timed out after 0.5s (auth.timeout)",
                             "version": "grok 1.0"}  # a CLI slow to answer still has a version
     assert rows["antigravity"] == {
         "name": "antigravity", "status": "not_installed", "installed": False,
