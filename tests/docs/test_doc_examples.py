@@ -172,6 +172,8 @@ EXAMPLES: dict[str, Case | tuple[Case, ...] | Skip] = {
     "README.md: mmr doctor": Case(0, says=("alpha", "ok")),
     "README.md: mmr config init && mmr config channels --format text":
         Case(0, says=("Created ", "alpha"), check=project_config_written),
+    "README.md: mmr config init --global":
+        Case(0, state="no-reviewers", says=("Created ", "No reviewer CLI is installed here")),
     "README.md: mmr config schema > mmr.schema.json":
         Case(0, check=json_file("mmr.schema.json", "$schema")),
     'README.md: mmr ack add <finding_key> --reason "accepted: …"': Case(0, check=ack_file),

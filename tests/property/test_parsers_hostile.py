@@ -114,13 +114,16 @@ def test_every_named_parser_survives_any_reply(name: str, raw: str) -> None:
 def test_lenient_parsers_coerce_findings_of_every_wrong_type(
     name: str, findings: list[Any], approved: Any, ensure_ascii: bool, before: str
 ) -> None:
-    """A well-formed reply object fails a lenient parser only when it is unusable (issue 13):
-    findings that hold no object at all, or ``approved: false`` with no findings."""
+    """A well-formed reply object fails a lenient parser only when it is unusable: findings
+    that hold no object at all, ``approved: false`` with no findings, or a finding whose
+    description is blank."""
     reply = json.dumps({"approved": approved, "findings": findings}, ensure_ascii=ensure_ascii)
     result = parse_channel_output(before + reply + ("\n```" if before.startswith("`") else ""),
                                   name)
     unusable = (bool(findings) and not any(isinstance(f, dict) for f in findings)) or (
-        not findings and approved is False)
+        not findings and approved is False) or any(
+        isinstance(f, dict) and isinstance(f.get("description"), str)
+        and not f["description"].strip() for f in findings)
     if unusable:
         assert isinstance(result, ParseFailure), result
         assert result.error.startswith("unusable reply")

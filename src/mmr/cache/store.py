@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mmr.fs import atomic_write_bytes, ensure_private_dir, read_bytes_nofollow
 
@@ -35,6 +36,7 @@ class CachedReply:
     output: str
     job_id: str
     created_at: float
+    telemetry: dict[str, Any] | None = None  #: the reply's usage (an HTTP reply's ``usage``)
 
 
 class ReviewCache:
@@ -70,12 +72,13 @@ class ReviewCache:
         return entry
 
     def put(self, key: str, *, channel: str, output: str, job_id: str,
-            now: float | None = None) -> bool:
+            now: float | None = None, telemetry: dict[str, Any] | None = None) -> bool:
         """Store a reply; False (and nothing written) when it is too large or disk fails."""
         if not self.enabled:
             return False
         record = {"version": ENTRY_VERSION, "key": key, "channel": channel, "job_id": job_id,
-                  "created_at": time.time() if now is None else now, "output": output}
+                  "created_at": time.time() if now is None else now, "output": output,
+                  "telemetry": telemetry}
         data = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass")
         if len(data) > MAX_ENTRY_BYTES:
             return False
@@ -142,4 +145,6 @@ def _entry(data: object, key: str) -> CachedReply | None:
         return None
     if isinstance(created, bool) or not isinstance(created, int | float):
         return None
-    return CachedReply(key, str(fields[1]), str(fields[2]), str(fields[3]), float(created))
+    telemetry = data.get("telemetry")
+    return CachedReply(key, str(fields[1]), str(fields[2]), str(fields[3]), float(created),
+                       telemetry if isinstance(telemetry, dict) else None)

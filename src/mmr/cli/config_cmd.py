@@ -54,6 +54,9 @@ def init(
     *,
     with_examples: Annotated[bool, typer.Option(
         "--with-examples", help="Add every local-runtime example, detected or not.")] = False,
+    user_file: Annotated[bool, typer.Option(
+        "--global", help="Write the user file (`mmr config path`) instead: this machine "
+                         "only, nothing to commit.")] = False,
     args: Annotated[list[str] | None, positionals_argument("")] = None,
 ) -> int:
     """Create .mmr.yaml with the channels installed here enabled."""
@@ -62,7 +65,8 @@ def init(
         from mmr.config_edit.init_config import init_project_config
 
         positionals("init", args, 0)
-        init_project_config(project_root(), with_examples=with_examples, say=say)
+        init_project_config(project_root(), with_examples=with_examples, say=say,
+                            user_file=user_file)
         return 0
 
     return guarded(run)

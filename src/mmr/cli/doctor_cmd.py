@@ -2,8 +2,8 @@
 
 The health rows come from :mod:`mmr.doctor.checks`, the fixes from :mod:`mmr.doctor.fix`, the
 rendering from :mod:`mmr.doctor.report`, all imported when the command runs (see "Imports"
-in :mod:`mmr.cli.app`). Exit 1 while anything needs attention that ``--fix`` did not
-settle, else 0.
+in :mod:`mmr.cli.app`). Exit 1 while no reviewer is ready or
+anything needs attention that ``--fix`` did not settle, else 0.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ from mmr.config.paths import find_project_root
 from mmr.log import stderr_line
 
 DoctorFormat = Literal["text", "json"]
+NO_REVIEWER = ("mmr: error: no reviewer is ready; install and log in to a reviewer CLI "
+               "(e.g. `npm install -g @openai/codex`, then `codex login`) or add a channel of "
+               "your own (docs/recipes/linter.md), then run `mmr doctor` again")
 
 
 def doctor(
@@ -33,11 +36,11 @@ def doctor(
 ) -> int:
     """Check each channel's install and login state.
 
-    One row per channel with at most one remediation line; exit 1 while any channel
-    needs attention that --fix did not settle.
+    One row per channel with at most one remediation line; exit 1 while no channel is
+    ready or any channel needs attention that --fix did not settle.
     """
     from mmr.config_edit.scope import load_for_probes
-    from mmr.doctor.checks import doctor_exit_code, probe_health, probed_channels
+    from mmr.doctor.checks import READY, doctor_exit_code, probe_health, probed_channels
     from mmr.doctor.fix import fix_not_installed
     from mmr.doctor.report import render_json, render_text
     from mmr.doctor.warnings import uncommitted_auth_warning
@@ -51,6 +54,9 @@ def doctor(
         stderr_line(warning)
     rows = probe_health(loaded)
     write_report(render_json(rows) if fmt == "json" else render_text(rows, fix=fix))
+    if not any(row.status in READY for row in rows):
+        # A review would have nothing to run (fixed or not): say what to add.
+        stderr_line(NO_REVIEWER)
     if not fix:
         return doctor_exit_code(rows)
     if fmt == "text":

@@ -14,6 +14,16 @@ class MmrGroup(TyperGroup):
     def format_usage(self, ctx: Any, formatter: Any) -> None:
         formatter.write_usage(ctx.command_path, "<command> [options]")
 
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Each command's whole first sentence, wrapped: Click cuts it at the column width
+        ("Review a diff … and gate on the..."), which says less than the sentence."""
+        rows = [(name, command.get_short_help_str(limit=10_000))
+                for name in self.list_commands(ctx)
+                if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
 
 def command_group(help_text: str) -> typer.Typer:
     """A typer app for a command with sub-commands (``mmr config``, ``mmr jobs`` …).

@@ -113,8 +113,8 @@ class HttpRequest(ConfigModel):
         default=None, description="A system message sent before the prompt.")
     json_schema: StrictBool = Field(
         default=False, description="Ask for the findings JSON schema (`response_format: "
-        "json_schema`); a server that rejects it with HTTP 400 is asked again with "
-        "`json_object`.")
+        "json_schema`); a server that rejects it (HTTP 400, or a 500 naming the schema) is "
+        "asked again with `json_object`.")
     extra_body: dict[StrictStr, Any] = Field(
         default_factory=dict, description="More top-level body fields, sent as given (they "
         "cannot replace `model` or `messages`).")

@@ -1,4 +1,5 @@
-"""``mmr config init``: seed a project ``.mmr.yaml`` from what is installed here.
+"""``mmr config init [--global]``: seed a project ``.mmr.yaml`` (or the user file) from
+what is installed here, then say the next step: commit it, or add a reviewer.
 
 The config is never loaded: only the built-in presets and ``PATH`` are consulted, so
 ``init`` works while another config file is broken. A detected CLI is seeded enabled
@@ -17,14 +18,21 @@ from typing import Any
 
 from mmr.config.defaults import BUILTIN_CHANNEL_ORDER, builtin_layer
 from mmr.config.merge import resolve_extends
-from mmr.config.paths import project_config_path
+from mmr.config.paths import project_config_path, user_config_path
 from mmr.config_edit.atomic_file import create_file
 from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.config_edit.init_template import EXAMPLE_IDS, render_init_config
 from mmr.config_edit.runtime_probe import detect_runtimes
 from mmr.dispatch.auth import install_token, is_installed
+from mmr.fs import ensure_private_dir
 
-ALREADY_EXISTS = ".mmr.yaml already exists. Remove it first to re-initialize."
+ALREADY_EXISTS = "{name} already exists. Remove it first to re-initialize."
+#: A review reads the project file from the base branch, so an uncommitted one is not read.
+COMMIT_IT = ("Next: commit it (git add .mmr.yaml && git commit -m 'mmr config'); a review "
+             "reads it from the base branch. For this machine only: mmr config init --global")
+RECIPES = "a channel of your own: docs/recipes/ (linter.md, ollama.md, vllm-llamacpp.md)"
+NO_REVIEWER = ("No reviewer CLI is installed here: install one (`mmr doctor` says how) or "
+               f"add {RECIPES}.")
 #: Presets that ship disabled yet are seeded enabled when their CLI is detected.
 SEEDED_WHEN_DETECTED = frozenset({"minimax"})
 
@@ -60,11 +68,13 @@ def channel_seeds() -> list[ChannelSeed]:
 
 
 def init_project_config(project_root: Path, *, with_examples: bool,
-                        say: Callable[[str], None]) -> Path:
-    """Write ``<project root>/.mmr.yaml`` (mode 0600, never over an existing file)."""
-    path = project_config_path(project_root).absolute()
+                        say: Callable[[str], None], user_file: bool = False) -> Path:
+    """Write ``<project root>/.mmr.yaml``, or the user file (``user_file``): mode 0600,
+    never over an existing file."""
+    path = (user_config_path() if user_file else project_config_path(project_root)).absolute()
+    already = ALREADY_EXISTS.format(name=path.name)
     if os.path.lexists(path):
-        raise ConfigCommandError(ALREADY_EXISTS)
+        raise ConfigCommandError(already)
     seeds = channel_seeds()
     for seed in seeds:
         say(f"  {seed.name}: {'detected' if seed.detected else 'not found'}")
@@ -74,11 +84,15 @@ def init_project_config(project_root: Path, *, with_examples: bool,
     examples = EXAMPLE_IDS if with_examples else [rt for rt, ok in found.items() if ok]
     text = render_init_config([(seed.name, seed.enabled) for seed in seeds], examples)
     try:
+        ensure_private_dir(path.parent)
         create_file(path, text.encode("utf-8"))
     except FileExistsError:
-        raise ConfigCommandError(ALREADY_EXISTS) from None
+        raise ConfigCommandError(already) from None
     except OSError as exc:
         raise ConfigCommandError(f"Failed to write {path}: {exc.strerror or exc}") from None
     say("")
     say(f"Created {path}")
+    if not user_file:
+        say(COMMIT_IT)
+    say(f"More reviewers: {RECIPES}." if any(seed.enabled for seed in seeds) else NO_REVIEWER)
     return path

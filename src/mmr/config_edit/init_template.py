@@ -24,7 +24,6 @@ defaults:
   #   verdict is needs-user-decision (exit 3). Set 1 to accept single-channel approval.
   min_completed_channels: 2
   timeout: 300
-  format: json
 
 channels:
 """

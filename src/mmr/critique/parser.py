@@ -13,7 +13,10 @@ from typing import Any
 from mmr.critique.models import KIND_ORDER, CritiqueItem, ItemKind, ParsedCritique
 from mmr.parsers import extract_model_json
 
-PARSE_FAILURE = "Failed to parse critique output: no items found"
+FAILED = "Failed to parse critique output: "
+PARSE_FAILURE = FAILED + "no items found"
+REVIEW_SHAPED = (FAILED + 'a code review ("findings"), not a critique ("items"); does the '
+                 "channel's prompt_wrapper ask for a review?")
 DEFAULT_THEME = "general"
 DEFAULT_KIND: ItemKind = "consideration"
 
@@ -51,6 +54,8 @@ def parse_critique_reply(raw: str | None) -> ParsedCritique:
     found = (parse_item(entry) for entry in (entries if isinstance(entries, list) else []))
     items = tuple(item for item in found if item is not None)
     summary = _text(value.get("summary")) or None
-    if not items and summary is None:
+    if not items and "items" not in value and "findings" in value:
+        summary = REVIEW_SHAPED
+    elif not items and summary is None:
         summary = PARSE_FAILURE
     return ParsedCritique(items=items, summary=summary)

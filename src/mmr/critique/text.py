@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mmr.critique.models import KIND_ORDER, CritiqueReport, ReconciledItem, Split
+from mmr.critique.parser import FAILED
 
 KIND_HEADINGS = {"concern": "CONCERNS", "alternative": "ALTERNATIVES",
                  "consideration": "CONSIDERATIONS", "open-question": "OPEN QUESTIONS"}
@@ -89,8 +90,9 @@ def _context_section(report: CritiqueReport) -> list[str]:
 def _channel_lines(report: CritiqueReport) -> list[str]:
     lines = ["CHANNELS"]
     for name, entry in report.per_channel.items():
-        if entry.status == "completed":
-            lines.append(f"  {name}: {entry.item_count} item(s)")
+        if entry.status == "completed":  # a reply that did not parse says why
+            why = entry.summary if (entry.summary or "").startswith(FAILED) else None
+            lines.append(f"  {name}: {entry.item_count} item(s)" + (f" — {why}" if why else ""))
         else:
             why = entry.recovery or entry.reason
             lines.append(f"  {name}: {entry.status}" + (f" — {why}" if why else ""))

@@ -35,11 +35,12 @@ from mmr.config.channel_schema import (
     SubprocessAuth,
     SubprocessChannel,
 )
+from mmr.config.paths import find_project_root
 from mmr.dispatch.failure_reason import last_said
 from mmr.dispatch.http import probe_http_channel
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
-from mmr.dispatch.placeholders import split_command
+from mmr.dispatch.placeholders import executable_path, split_command
 from mmr.dispatch.plan import AuthResult
 from mmr.dispatch.replay import check_replay
 from mmr.models import ChannelStatus
@@ -71,11 +72,11 @@ def is_installed(token: str) -> bool:
     """Whether ``token`` names something runnable, without spawning anything.
 
     A token containing ``/`` is a path: installed when it is an executable regular file
-    (relative paths count from mmr's cwd). Otherwise it must be a plain name
+    (relative paths count from the repository root). Otherwise it must be a plain name
     (``^[a-zA-Z0-9._-]+$``, so ``FOO=bar`` and ``a;b`` fail) found on ``PATH``.
     """
     if "/" in token:
-        path = Path(token)
+        path = Path(executable_path(token, find_project_root()))
         return path.is_file() and os.access(path, os.X_OK)
     if _SAFE_TOKEN.fullmatch(token) is None:
         return False
@@ -120,7 +121,8 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
             shutil.rmtree(output, ignore_errors=True)
     recovery = redact_text(check.recovery)
     if outcome.timed_out:
-        return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s")
+        return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s "
+                                            "(auth.timeout)")
     if not outcome.spawned:
         return AuthResult("failed", recovery=recovery, detail=outcome.spawn_error)
     if failed:
@@ -252,6 +254,6 @@ def gate_update(result: AuthResult) -> dict[str, Any]:
                               else "failed"}
     if result.recovery is not None and result.status != "timeout":
         update["recovery"] = result.recovery
-    if result.channel_status is not None and result.detail:
+    if result.detail and (result.channel_status is not None or result.status == "timeout"):
         update["error"] = redact_text(result.detail)  # why it failed, for the report
     return update

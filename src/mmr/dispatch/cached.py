@@ -9,6 +9,10 @@ same reviewer as before, never one more independent voice.
 
 from __future__ import annotations
 
+import contextlib
+
+from pydantic import ValidationError
+
 from mmr import __version__
 from mmr.cache.key import executable_identity, review_cache_key
 from mmr.dispatch.attempt import AttemptResult
@@ -16,6 +20,7 @@ from mmr.dispatch.auth import install_token
 from mmr.dispatch.plan import ChannelPlan, DispatchContext
 from mmr.dispatch.settle import RoundResult, parse_at_settle
 from mmr.dispatch.store_io import in_thread, update_status
+from mmr.models import Telemetry
 from mmr.secrets.credentials import redact_credentials
 from mmr.store.records import iso_timestamp
 
@@ -43,7 +48,11 @@ async def replay(plan: ChannelPlan, ctx: DispatchContext, key: str) -> RoundResu
     if hit is None:
         return None
     started_at = iso_timestamp()
-    result = parse_at_settle(AttemptResult("completed", started_at, raw=hit.output),
+    telemetry = None
+    with contextlib.suppress(ValidationError):  # a damaged entry's figures are left out
+        telemetry = Telemetry.model_validate(hit.telemetry) if hit.telemetry else None
+    result = parse_at_settle(AttemptResult("completed", started_at, raw=hit.output,
+                                           telemetry=telemetry),
                              plan.output_parser, runs=1, repo_root=ctx.repo_root)
     if result.parsed is None:  # a parser change the key did not see: run it for real
         return None
@@ -59,4 +68,5 @@ async def remember(plan: ChannelPlan, ctx: DispatchContext, key: str, result: Ro
             or result.raw is None:
         return
     await in_thread(ctx.cache.put, key, channel=plan.name,
-                    output=redact_credentials(result.raw)[0], job_id=ctx.job_id)
+                    output=redact_credentials(result.raw)[0], job_id=ctx.job_id,
+                    telemetry=result.telemetry and result.telemetry.model_dump())

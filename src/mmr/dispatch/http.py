@@ -7,6 +7,7 @@ it as this table says:
 what happened                     status        ``error`` (also the first line of ``log``)
 ================================  ============  ==========================================
 HTTP 200                          completed     — (``content``: the reply, see below)
+HTTP 200 cut at the token limit   failed        ``reply cut off at the model's token limit …``
 HTTP 401 or 403                   auth_failed   ``HTTP 401`` (log: + the server's message)
 any other status (3xx included)   failed        ``HTTP <code>`` (log: + the server's message)
 the deadline hit                  timeout       ``request timed out after <t>s``
@@ -69,6 +70,8 @@ __all__ = [
 ]
 
 REQUEST_FAILED = "request failed"
+CUT_OFF = ("reply cut off at the model's token limit (finish_reason: length); raise "
+           "request.max_tokens, or review a smaller diff")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +107,21 @@ def extract_content(body: bytes) -> str:
     except (ValueError, LookupError, TypeError):
         return text
     return content if isinstance(content, str) else text
+
+
+def _schema_refused(result: Exchange) -> bool:
+    """HTTP 400, or a 500 whose message names the schema (llama.cpp's server answers an
+    unsupported ``response_format`` so)."""
+    message = (error_message(result.body) or "").lower() if result.status == 500 else ""
+    return result.status == 400 or "schema" in message or "response_format" in message
+
+
+def _finish_reason(body: bytes | None) -> object:
+    """``choices[0].finish_reason`` of a chat reply, None when it has none."""
+    try:
+        return json.loads(body or b"")["choices"][0].get("finish_reason")
+    except (ValueError, LookupError, TypeError, AttributeError):
+        return None
 
 
 def timed_out_text(timeout_s: float) -> str:
@@ -149,7 +167,7 @@ async def run_http_channel(plan: ChannelPlan, *, env: Mapping[str, str] | None =
         )
 
     result = await post(mode)
-    if mode == "schema" and result.status == 400:  # no structured output here: plain JSON
+    if mode == "schema" and _schema_refused(result):  # no structured output here: plain JSON
         result = await post("object")
     elapsed = time.monotonic() - started
     get_logger(__name__).debug("http.channel", channel=plan.name, outcome=result.outcome,
@@ -168,6 +186,8 @@ def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float,
         hint = prepared.hint(result.error) if result.error else None
         error = f"{REQUEST_FAILED}: {result.kind}" if result.kind else REQUEST_FAILED
         return _failed("failed", error, elapsed, hint=hint)
+    if status == 200 and _finish_reason(result.body) == "length":
+        return _failed("failed", CUT_OFF, elapsed)
     if status == 200:
         # A reply that quotes the key would otherwise reach findings, reports and CI logs.
         content = prepared.scrub(extract_content(result.body or b""))

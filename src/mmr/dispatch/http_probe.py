@@ -98,7 +98,9 @@ def _judge(result: Exchange, name: str, channel: HttpChannel, recovery: str | No
            deadline: float, prepared: PreparedHeaders) -> AuthResult:
     """The probe's answer for a settled exchange (the table above)."""
     if result.outcome == "timeout":
-        return AuthResult("timeout", detail=f"probe timed out after {js_number_text(deadline)}s")
+        return AuthResult("timeout", detail=f"auth probe {channel.auth.check_method} "
+                          f"{display_url(channel.probe_url)} timed out after "
+                          f"{js_number_text(deadline)}s (auth.timeout)")
     if result.outcome == "error" or result.status is None:
         hint = prepared.hint(result.error) if result.error else None
         kind = f": {result.kind}" if result.kind else ""

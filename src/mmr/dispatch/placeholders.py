@@ -74,6 +74,12 @@ def split_command(command: str) -> list[str]:
     return command.split()
 
 
+def executable_path(token: str, repo_root: Path) -> str:
+    """A relative path (``scripts/review``) counts from the repository root, so a channel
+    runs the same from any sub-folder; a plain name is looked up on ``PATH``."""
+    return str(repo_root / token) if "/" in token else token
+
+
 def _scalar(channel: str, token: str, value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -189,6 +195,8 @@ def expand_argv(command: str, flags: Sequence[str], *, values: PlaceholderValues
     if not tokens:
         raise ConfigError(f'channel "{values.channel}": command is empty; set command')
     executable, leading = tokens[0], tokens[1:]
+    if values.repo_root is not None:
+        executable = executable_path(executable, values.repo_root)
     args = expand_flags(flags, values)
     if values.prompt_file is not None:
         path = str(values.prompt_file)

@@ -6,7 +6,7 @@ channels are reported without running anything. Every other channel goes through
 review gate's own install + auth check (:func:`mmr.dispatch.auth.check_channels`), so
 ``doctor``, ``config test`` and ``review`` can never disagree about a channel; the checks
 run concurrently (in order when ``defaults.parallel`` is false) and the rows keep config
-order. mmr additions: each installed CLI's ``--version`` line (``version``), and a
+order. mmr additions: each installed built-in CLI's ``--version`` line (``version``), and a
 ``suggestion`` on the ``minimax`` row when its CLI is installed but the channel is off.
 
 ``installed: false`` on a row that was not probed means "not probed", not "absent".
@@ -20,6 +20,7 @@ from typing import Any, Literal
 import anyio
 
 from mmr.config.channel_schema import HttpChannel, ReplayChannel, SubprocessChannel
+from mmr.config.defaults import BUILTIN_CHANNEL_ORDER
 from mmr.config.loaded import LoadedConfig
 from mmr.config.selection import disabled_channels
 from mmr.dispatch.auth import check_channels, install_token, is_installed
@@ -95,7 +96,8 @@ def unprobed_health(name: str, channel: Channel, listed_off: set[str]) -> Channe
 
 def probed_health(name: str, channel: Channel, result: AuthResult,
                   version: str | None = None) -> ChannelHealth:
-    """The row for a gate result: recovery only on ``auth_failed``."""
+    """The row for a gate result: the recovery of an ``auth_failed`` one, else the check's
+    own words when it failed."""
     if result.status == "not_installed" and isinstance(channel, ReplayChannel):
         return ChannelHealth(name, "not_installed", installed=False, recovery=result.recovery)
     if result.status == "not_installed" and isinstance(channel, SubprocessChannel):
@@ -106,7 +108,10 @@ def probed_health(name: str, channel: Channel, result: AuthResult,
     status = _FROM_GATE.get(result.status)
     if status is None:  # "skipped": the gate found no command (unprobed_health catches it)
         return ChannelHealth(name, "missing_command", installed=False)
+    # Without a recovery the check's own words say what went wrong (refused, timed out).
     recovery = result.recovery if status == "auth_failed" else None
+    if status != "ok" and recovery is None and result.detail:
+        recovery = redact_text(result.detail)
     return ChannelHealth(name, status, installed=True, recovery=recovery, version=version)
 
 
@@ -130,7 +135,9 @@ async def probe_health_async(loaded: LoadedConfig) -> list[ChannelHealth]:
         results.update(await check_channels(live, parallel=loaded.defaults.parallel))
 
     async def run_version_probes() -> None:
-        versions.update(await cli_versions_async(dict(live)))
+        # A channel of one's own may be the reviewer itself: only presets are asked.
+        versions.update(await cli_versions_async(
+            {name: channel for name, channel in live if name in BUILTIN_CHANNEL_ORDER}))
 
     async with anyio.create_task_group() as group:
         group.start_soon(run_checks)
@@ -161,10 +168,13 @@ def _with_suggestion(row: ChannelHealth, loaded: LoadedConfig) -> ChannelHealth:
 
 def doctor_exit_code(rows: list[ChannelHealth], fixed: set[str] | None = None,
                      fix_failed: bool = False) -> int:
-    """1 when a row needs attention that ``--fix`` did not settle, or a fix failed.
+    """1 when no row is ready, a row needs attention that ``--fix`` did not settle, or a
+    fix failed.
 
     ``fixed`` names the ``not_installed`` channels ``--fix`` disabled and verified.
     """
+    if not any(row.status in READY for row in rows):
+        return 1
     done = fixed or set()
     for row in rows:
         if row.status in UNFIXABLE or (row.status == "not_installed" and row.name not in done):

@@ -7,6 +7,7 @@ reported confidence, reasons and telemetry).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from mmr.formatters.labels import (
@@ -38,6 +39,15 @@ if TYPE_CHECKING:
     from mmr.models import ChannelResult, ReconciledFinding, ReconciledResults
 
 DOCTOR_HINT = "Some channels were unavailable — run `mmr doctor` to diagnose and fix."
+#: Failures doctor finds nothing wrong with: the reply, the diff, or the prompt's size.
+_NOT_DOCTORS = frozenset({"parse_error", "gate_failed", "diff_too_large", "credential_refused"})
+_OVERFLOW = re.compile(r"too long|context (?:length|size|window)|token limit", re.IGNORECASE)
+
+
+def _doctor_helps(channel: ChannelResult) -> bool:
+    """Whether ``mmr doctor`` (installs, logins, endpoints) can tell why ``channel`` failed."""
+    return (channel.status in DEGRADED_STATUSES and channel.reason not in _NOT_DOCTORS
+            and not _OVERFLOW.search(channel.error or ""))
 
 
 def render_text(results: ReconciledResults) -> str:
@@ -73,7 +83,7 @@ def render_text(results: ReconciledResults) -> str:
         lines += _channel_lines(name, channel)
     if (total := run_total_line(results)) is not None:
         lines.append(total)
-    if any(ch.status in DEGRADED_STATUSES for ch in results.per_channel.values()):
+    if any(_doctor_helps(ch) for ch in results.per_channel.values()):
         lines += ["", DOCTOR_HINT]
     return "\n".join(lines)
 

@@ -27,6 +27,7 @@ DISAPPROVED_EMPTY = (
     'unusable reply: "approved": false with no findings — the reviewer objected without '
     "saying to what"
 )
+BLANK_DESCRIPTION = "unusable reply: finding {number} has a blank description"
 _BARE_FINDING_KEYS = frozenset({"severity", "location"})
 
 
@@ -117,6 +118,10 @@ def _check_usable(value: dict[str, Any]) -> None:
             raise ParseError(NO_FINDING_OBJECTS.format(count=len(findings)))
         if not findings and value.get("approved") is False:
             raise ParseError(DISAPPROVED_EMPTY)
+        for number, item in enumerate(findings, 1):
+            text = item.get("description") if isinstance(item, dict) else None
+            if isinstance(text, str) and not text.strip():  # a finding that says nothing
+                raise ParseError(BLANK_DESCRIPTION.format(number=number))
 
 
 def bare_finding(value: Any) -> ParsedOutput | None:

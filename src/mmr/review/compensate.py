@@ -5,8 +5,10 @@ After the review channels settle, :func:`plan_compensation` picks the channels t
 ``--compensate-missing`` or ``required: true``). :func:`run_compensation` checks the
 compensator once, registers a ``compensating-<channel>`` entry per pass in ``job.json``
 (with ``compensator`` set, so all passes count as that one reviewer — Decisions), and
-dispatches the passes concurrently through :func:`mmr.dispatch.runner.dispatch_all`. If
-the compensator is unavailable, the entries record why and nothing runs.
+dispatches the passes concurrently through :func:`mmr.dispatch.runner.dispatch_all`. A
+compensator that is not installed (or the default one while ``claude`` is switched off)
+gets no entries, only a notice; one that is otherwise unavailable gets entries that record
+why, and nothing runs.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, replace
 from mmr.config.channel_schema import HttpChannel, ReplayChannel, SubprocessChannel
 from mmr.config.defaults import default_compensator_channel
 from mmr.config.loaded import LoadedConfig
+from mmr.config.selection import is_effective
 from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.dispatch.auth import auth_status_to_channel_status, check_channel_async
 from mmr.dispatch.findings_schema import coerce_parser_for_schema_flags
@@ -190,7 +193,18 @@ async def run_compensation(
     if not passes:
         return {}, notices
     compensator = compensator_for(config)
-    availability = await compensator_availability(compensator)
+    switched_off = not compensator.configured and not is_effective(config.config,
+                                                                   DEFAULT_COMPENSATOR)
+    availability = (AuthResult("skipped") if switched_off
+                    else await compensator_availability(compensator))
+    if switched_off or availability.status == "not_installed":
+        # A pass that cannot run would only add rows saying so: one notice instead.
+        listed = ", ".join(item.original for item in passes)
+        notices.append(f"[mmr] no compensating pass for {listed}: the compensator "
+                       f"{compensator.name} is {'off' if switched_off else 'not installed'}; "
+                       "install it, or pick one that runs: `mmr config set "
+                       "defaults.compensator.channel <channel>`")
+        return {}, notices
     if availability.status != "ok":
         outcomes = await _record_unavailable(passes, compensator, availability, ctx)
         detail = f": {availability.recovery}" if availability.recovery else ""

@@ -13,6 +13,7 @@ from mmr.config.loaded import WorkingTree
 from mmr.config.loader import load_config
 from mmr.config.yaml_io import parse_yaml
 from mmr.config_edit import runtime_probe
+from mmr.config_edit.init_config import COMMIT_IT, NO_REVIEWER
 from mmr.config_edit.runtime_probe import LocalRuntime
 from tests.builtin_channels import BUILTIN_CHANNELS
 from tests.fakes.plugin import FakeCliFactory
@@ -43,6 +44,8 @@ def test_init_seeds_every_builtin_and_writes_0600(mmr: MmrRunner, project: Path,
         *(f"  {name}: not found" for name in RUNTIMES),
         "",
         f"Created {project_file}",
+        COMMIT_IT,
+        NO_REVIEWER,
     ]
     assert stat.S_IMODE(project_file.stat().st_mode) == 0o600
     text = project_file.read_text()
@@ -57,7 +60,7 @@ def test_init_seeds_every_builtin_and_writes_0600(mmr: MmrRunner, project: Path,
     data = parse_yaml(text, "init")
     assert list(data) == ["version", "defaults", "channels"]
     assert data["defaults"] == {"fix_threshold": "P2", "min_completed_channels": 2,
-                                "timeout": 300, "format": "json"}
+                                "timeout": 300}
     assert list(data["channels"]) == SEEDED
     assert all(channel == {"enabled": False} for channel in data["channels"].values())
     assert load_config(project, project_source=WorkingTree()).defaults.fix_threshold == "P2"

@@ -102,7 +102,8 @@ def test_timeout_is_retried_once(fake_cli: FakeCliFactory) -> None:
     assert result.status == "timeout" and result.recovery is None
     assert 1.8 <= elapsed < 4
     assert auth_status_to_channel_status(result) == "timeout"
-    assert gate_update(result) == {"status": "timeout", "auth": "failed"}
+    assert gate_update(result) == {"status": "timeout", "auth": "failed",
+                                   "error": "auth check timed out after 1s (auth.timeout)"}
 
 
 def test_timeout_s_overrides_the_auth_timeout(fake_cli: FakeCliFactory) -> None:

@@ -267,20 +267,19 @@ def test_unavailable_compensator_records_entries_and_runs_nothing(fake_cli: Fake
     assert len(notices) == 1 and "compx is unavailable (failed: compx login)" in notices[0]
 
 
-def test_missing_default_claude_gives_not_installed_entries(tmp_path: Path) -> None:
+def test_missing_default_claude_gives_a_notice_and_no_entries(tmp_path: Path) -> None:
     job = new_job(tmp_path, ["codex"])
     config = load(tmp_path)
     passes = plan_compensation({"codex": "failed"}, config, compensate_missing=False,
                                required={})
 
-    outcomes, _ = compensate(job, passes, config)
+    outcomes, notices = compensate(job, passes, config)
 
-    assert outcomes["compensating-codex"].status == "not_installed"
-    entry = job.entry("compensating-codex")
-    assert entry["status"] == "not_installed" and entry["auth"] == "failed"
-    assert entry["recovery"] == ("claude not found on PATH; install it with: "
-                                 "npm install -g @anthropic-ai/claude-code")
-    assert not job.file("compensating-codex", ".log").exists()
+    assert outcomes == {}
+    assert "compensating-codex" not in job.store.load(job.job_id).channels
+    assert notices == ["[mmr] no compensating pass for codex: the compensator claude is not "
+                       "installed; install it, or pick one that runs: `mmr config set "
+                       "defaults.compensator.channel <channel>`"]
 
 
 def test_not_installed_notice_and_compensate_missing(fake_cli: FakeCliFactory,

@@ -6,7 +6,11 @@ import json
 import stat
 from pathlib import Path
 
+from mmr.cli.doctor_cmd import NO_REVIEWER
 from tests.integration.doctor.conftest import MmrRunner, write
+
+#: Every test here fixes a machine where no reviewer is ready: doctor says so and exits 1.
+NONE_READY = NO_REVIEWER + "\n"
 
 #: The built-ins other than codex switched off, so codex is the only missing CLI.
 ONLY_CODEX = """\
@@ -32,7 +36,7 @@ def test_builtin_goes_to_a_new_global_file(mmr: MmrRunner, project_file: Path,
     write(project_file, ONLY_CODEX)
     before = project_file.read_text()
     run = mmr("--fix")
-    assert run.rc == 0, run.err
+    assert (run.rc, run.err) == (1, NONE_READY)
     assert run.out.endswith(
         "  ✗ codex            not_installed\n"
         "      → install codex (npm install -g @openai/codex), or stop dispatching it: "
@@ -51,7 +55,7 @@ def test_builtin_goes_to_a_new_global_file(mmr: MmrRunner, project_file: Path,
     assert stat.S_IMODE(user_file.stat().st_mode) == 0o600
     assert project_file.read_text() == before
     again = mmr("--format", "json")
-    assert again.rc == 0
+    assert again.rc == 1
     assert again.rows()["codex"]["status"] == "disabled"
 
 
@@ -68,7 +72,7 @@ def test_global_file_keeps_its_comments_and_mode(mmr: MmrRunner, project_file: P
             enabled: false  # no account
         """).chmod(0o644)
     run = mmr("--fix")
-    assert run.rc == 0, run.err
+    assert (run.rc, run.err) == (1, NONE_READY)
     assert user_file.read_text() == (
         "# my machine\n"
         "version: 1\n"
@@ -86,7 +90,7 @@ def test_project_only_channel_goes_to_the_project_file(mmr: MmrRunner, project_f
                                                        user_file: Path):
     write(project_file, PROJECT_BOT)
     run = mmr("--fix")
-    assert run.rc == 0, run.err
+    assert (run.rc, run.err) == (1, NONE_READY)
     assert f"  ✓ disabled projbot in {project_file}\n" in run.out
     assert project_file.read_text() == PROJECT_BOT.replace(
         "    command: absent-cli-xyz review  # our in-house reviewer\n",
@@ -99,7 +103,7 @@ def test_a_higher_layer_still_enabling_it_fails_the_fix(mmr: MmrRunner, project_
     write(project_file, ONLY_CODEX + "  codex: {enabled: true}\n")
     run = mmr("--fix")
     assert run.rc == 1
-    assert run.err == (
+    assert run.err == NONE_READY + (
         f"mmr: error: wrote codex disabled to {user_file}, but a higher-precedence layer still "
         "enables it — disable it there (e.g. --project / --global).\n")
     assert "✓ disabled" not in run.out
@@ -111,8 +115,8 @@ def test_symlinked_project_file_is_refused(mmr: MmrRunner, project_file: Path, t
     project_file.symlink_to(target)
     run = mmr("--fix")
     assert run.rc == 1
-    assert run.err == ("mmr: error: could not disable projbot: refusing to write through a "
-                       f"symlink: {project_file}\n")
+    assert run.err == NONE_READY + ("mmr: error: could not disable projbot: refusing to "
+                                    f"write through a symlink: {project_file}\n")
     assert target.read_text() == PROJECT_BOT
 
 
@@ -120,10 +124,9 @@ def test_json_mode_prints_only_the_health_before_fixing(mmr: MmrRunner, project_
                                                        user_file: Path):
     write(project_file, ONLY_CODEX)
     run = mmr("--fix", "--format", "json")
-    assert run.rc == 0, run.err
+    assert (run.rc, run.err) == (1, NONE_READY)
     rows = json.loads(run.out)  # the whole of stdout is the array
     assert [row["status"] for row in rows if row["name"] == "codex"] == ["not_installed"]
-    assert run.err == ""
     assert "codex:\n    enabled: false" in user_file.read_text()
 
 
@@ -132,7 +135,7 @@ def test_fix_with_nothing_missing_changes_no_file(mmr: MmrRunner, project_file: 
     write(project_file, ONLY_CODEX + "  codex: {enabled: false}\n")
     before = project_file.read_text()
     run = mmr("--fix")
-    assert run.rc == 0, run.err
+    assert (run.rc, run.err) == (1, NONE_READY)
     assert project_file.read_text() == before
     assert not user_file.exists()
 
@@ -145,6 +148,6 @@ def test_symlinked_global_file_is_followed(mmr: MmrRunner, project_file: Path, u
     user_file.parent.mkdir(parents=True, exist_ok=True)
     user_file.symlink_to(target)
     run = mmr("--fix")
-    assert run.rc == 0, run.err
+    assert (run.rc, run.err) == (1, NONE_READY)
     assert user_file.is_symlink()
     assert target.read_text() == "version: 1  # managed\nchannels:\n  codex:\n    enabled: false\n"

@@ -61,13 +61,16 @@ def test_unset_key_is_auth_failed_without_a_request(mmr: MmrRunner, project_file
     assert http_server.requests == []
 
 
-def test_slow_endpoint_is_timeout_without_recovery(mmr: MmrRunner, project_file: Path,
-                                                   http_server: FakeServer, key: str):
+def test_slow_endpoint_is_timeout_naming_the_probe(mmr: MmrRunner, project_file: Path,
+                                                  http_server: FakeServer, key: str):
     http_server.set("/v1/models", delay_s=5)
     write(project_file, http_config(http_server.url()))
     run = mmr("--format", "json")
     assert run.rc == 1
-    assert run.rows()["local"] == {"name": "local", "status": "timeout", "installed": True}
+    assert run.rows()["local"] == {
+        "name": "local", "status": "timeout", "installed": True,
+        "recovery": f"auth probe GET {http_server.url('/v1/models')} timed out after "
+                    "0.5s (auth.timeout)"}
 
 
 def test_transport_failure_has_no_recovery(mmr: MmrRunner, project_file: Path,

@@ -16,7 +16,7 @@ def test_installed_but_off_suggests_enabling(mmr: MmrRunner, project_file: Path,
     minimax = fake_cli("ask-minimax-run", stdout="ask-minimax-run 1.4.0")
     write(project_file, BUILTINS_OFF)
     run = mmr()
-    assert run.rc == 0, run.err
+    assert run.rc == 1  # nothing is ready
     assert run.out.endswith(f"  · minimax-explore  disabled\n\n{SUGGESTION}\n")
     rows = mmr("--format", "json").rows()
     assert rows["minimax"] == {"name": "minimax", "status": "disabled", "installed": False,
@@ -71,5 +71,6 @@ def test_checks_that_will_not_run_are_not_warned_about(mmr: MmrRunner, project_f
     enabled: false
     command: fake-ok
     auth: {check: "true", timeout: 5, failure_exit_codes: [1], recovery: x}
+  on: {command: "true"}
 """)
     assert mmr().err == ""

@@ -98,7 +98,8 @@ def test_a_slow_server_times_out_without_retry(http_server: FakeServer) -> None:
     result = _probe(channel)
 
     assert time.monotonic() - started < 1.5
-    assert result == AuthResult("timeout", detail="probe timed out after 0.3s")
+    assert result == AuthResult("timeout", detail=f"auth probe GET {http_server.url('/v1/models')} "
+                                                  "timed out after 0.3s (auth.timeout)")
     assert len(http_server.requests) == 1
 
 

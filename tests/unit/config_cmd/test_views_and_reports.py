@@ -81,7 +81,7 @@ def test_retired_channels_get_no_revert_line_and_a_replacement_hint():
 
 def test_init_template_without_examples():
     text = render_init_config([("claude", True), ("codex", False)], [])
-    assert text.endswith("format: json\n\nchannels:\n  claude:\n    enabled: true\n"
+    assert text.endswith("timeout: 300\n\nchannels:\n  claude:\n    enabled: true\n"
                          "  codex:\n    enabled: false\n")
     assert EXAMPLES_HEADER not in text
     assert parse_yaml(text, "t")["channels"] == {"claude": {"enabled": True},
