@@ -43,9 +43,11 @@ if os.environ.get("FAKE_GH_STATUS") == "403":
 model_file = here / "pr.json"
 if model_file.exists():
     model = json.loads(model_file.read_text())
+    # GitHub's side of the model: mmr's fence on gh's environment is not GitHub's.
+    server_env = {{k: v for k, v in os.environ.items() if not k.startswith("GIT_CONFIG")}}
     def git(*a):
         return subprocess.run(["git", *a], cwd=model["repo"], capture_output=True, text=True,
-                              check=True).stdout
+                              check=True, env=server_env).stdout
     def diff():
         return git("diff", model["base"] + "..." + model["head"])
     def in_diff(path, line):

@@ -42,7 +42,6 @@ def comment(
     from mmr.comment.inline import post_inline
     from mmr.comment.source import load_results
     from mmr.comment.sticky import post_sticky
-    from mmr.config.loaded import WorkingTree
     from mmr.config.loader import load_config
     from mmr.config.paths import find_project_root
     from mmr.formatters.json import dumps
@@ -55,7 +54,9 @@ def comment(
     outcome = post_sticky(verdict, pr, Path.cwd()).to_json()
     if inline:
         if max_inline is None:
-            loaded = load_config(find_project_root(), project_source=WorkingTree())
+            # The user's config only: in CI the work tree is the pull request's own branch,
+            # which must not raise the cap on comments posted about it.
+            loaded = load_config(find_project_root(), project_source=None)
             max_inline = loaded.config.defaults.max_inline_comments
         outcome["review"] = post_inline(verdict, pr, Path.cwd(), max_inline).to_json()
     write_report(dumps(outcome))

@@ -175,7 +175,8 @@ class Defaults(ConfigModel):
     default_branch: StrictStr | None = Field(default=None, description=DEFAULT_BRANCH_DOC)
     max_inline_comments: PositiveInt = Field(
         10, description="Most findings `mmr comment --inline` places on the diff's lines in "
-                        "one run; the rest are listed in the review's body.")
+                        "one run; the rest are listed in the review's body. Read from the user's "
+                        "config only, never from the reviewed branch.")
     reconcile: ReconcileRule = Field(
         DEFAULT_RECONCILE_RULE,
         description="How findings of different channels become one: `calibrated` (default) "

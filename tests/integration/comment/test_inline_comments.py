@@ -172,6 +172,16 @@ def test_the_cap_sends_the_rest_to_the_body(repo, fake_cli, run_mmr, gh, tmp_pat
     assert (outcome["review"]["inline"], outcome["review"]["in_body"]) == (1, 2)
 
 
+def test_the_reviewed_branch_cannot_raise_or_lower_the_cap(repo, fake_cli, run_mmr, gh,
+                                                          tmp_path) -> None:
+    """The cap comes from the user's config: in CI the work tree is the pull request's own
+    branch, whose ``.mmr.yaml`` must not decide how many comments are posted about it."""
+    results = review(run_mmr, repo, fake_cli, tmp_path, P0, P1, RANGE)
+    repo.write({".mmr.yaml": "defaults:\n  max_inline_comments: 1\n"})
+    outcome = comment(run_mmr, repo, results)
+    assert (outcome["review"]["inline"], outcome["review"]["in_body"]) == (3, 0)
+
+
 def test_only_the_bots_own_comments_count(repo, fake_cli, run_mmr, gh, tmp_path) -> None:
     results = review(run_mmr, repo, fake_cli, tmp_path, P0, P1)
     document = json.loads(results.read_text())
