@@ -14,7 +14,7 @@ from typing import Any
 
 from mmr.errors import ConfigError
 
-#: Registry order of the built-in channels (ch. 01 §3.1, ch. 06 §3).
+#: Registry order of the built-in channels, as MMR 4.0.1 lists them.
 BUILTIN_CHANNEL_ORDER: tuple[str, ...] = (
     "claude", "gemini", "codex", "grok", "antigravity", "opencode", "doc-conformance",
     "minimax", "minimax-m3", "minimax-explore",

@@ -1,4 +1,4 @@
-"""What each channel is sent: its copy of the diff, its prompt, timeout and parser (ch. 06 §2.1).
+"""What each channel is sent: its copy of the diff, its prompt, timeout and parser.
 
 The run-wide diff has already been through ``diff_exclude`` and the run's budget. Per
 channel, in this order: its own ``max_diff_lines`` (over it: ``skipped``,
@@ -80,7 +80,7 @@ class PromptParts:
     generated: tuple[GeneratedFile, ...] = ()
 
     def assemble(self, diff: str, notes: Sequence[str] = ()) -> str:
-        """The unwrapped prompt for ``diff`` (ch. 05 §2.6)."""
+        """The unwrapped prompt for ``diff``: core prompt, criteria, focus, notes, the diff."""
         if self.incremental:  # a follow-up review of a pull request: what the diff leaves out
             notes = (self.incremental, *notes)
         return assemble_prompt(diff, review_criteria=self.review_criteria,
@@ -90,7 +90,7 @@ class PromptParts:
 
 @dataclass(frozen=True)
 class ChannelSkip:
-    """Why a channel is ``skipped`` before any check: a ch. 04 §7.4 reason and its text."""
+    """Why a channel is ``skipped`` before any check: a reason MMR 4.0.1 also reports, its text."""
 
     reason: str
     message: str
@@ -200,7 +200,7 @@ def _part_note(index: int, total: int) -> str:
 
 
 def _with_schema_flags(channel: Channel) -> Channel:
-    """The channel with ``{{findings_schema}}`` substituted in its flags (ch. 03 §9)."""
+    """The channel with ``{{findings_schema}}`` substituted in its flags."""
     if not has_findings_schema_flag(channel.flags):
         return channel
     return channel.model_copy(update={"flags": substitute_findings_schema(channel.flags)})

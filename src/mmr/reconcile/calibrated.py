@@ -1,12 +1,12 @@
 """The calibrated grouping rule (``defaults.reconcile: calibrated``, the default).
 
 Real reviewers describe one defect in their own words and place it a few lines apart (the
-line of the call, of the condition, of the assignment). The reference's rule (same
+line of the call, of the condition, of the assignment). MMR 4.0.1's rule (same
 normalised location, description-shingle Jaccard >= 0.7) merges almost none of those
 (``benchmarks/bench_dedup_real.py`` measures it on real reviews). This rule, calibrated
 on those reviews:
 
-1. **Exact key** first, as the reference does: findings with one ``finding_key`` (same
+1. **Exact key** first, as MMR 4.0.1 does: findings with one ``finding_key`` (same
    file, description, suggestion and category) are one finding wherever they sit.
 2. **Same file, nearby lines.** A finding may join a group only when one of the group's
    members is in the same file (normalised location) and their line ranges, each widened
@@ -23,7 +23,7 @@ on those reviews:
    until no two reach :data:`THRESHOLD` (pairs not near each other count as 0). Joining
    on any one pair (single linkage) chains different defects together through one vague
    finding; requiring every pair (complete linkage) splits a group as soon as one
-   reviewer is terse; comparing with a group's founder, as the reference does, depends
+   reviewer is terse; comparing with a group's founder, as MMR 4.0.1 does, depends
    on which finding came first. Placing findings one by one into the best group by the
    same mean (greedy) depends on the visiting order: on the calibration pull requests
    precision moved between 0.88 and 1.00 with the order. Agglomerating does not.
@@ -125,7 +125,7 @@ class _Placed:
 class CalibratedGrouper:
     """Groups one file's attributed findings by the calibrated rule, one by one.
 
-    Findings are placed in the reference's visiting order (``attribute``), so the
+    Findings are placed in MMR 4.0.1's visiting order (``attribute``), so the
     result does not depend on channel order. A finding looks only at groups near it:
     those with a member in the line buckets its window covers, or, in a file with more
     than :data:`SCAN_LIMIT` findings, those a prefix-filter index over the members' terms
