@@ -68,7 +68,7 @@ def critique(
         channels=None if channels is None else tuple(channels), timeout=timeout, format=fmt,
         dry_run=dry_run, synthesis=synthesis, context=context, context_paths=context_paths,
         session=session, lenses=lenses, config_base_ref=config_base_ref,
-        trust_project_config=trust_project_config, quiet=quiet,
+        trust_project_config=trust_project_config,
     )
     io = CritiqueIO(cwd=Path.cwd(), notice_sink=stderr_line,
                     progress=progress_for(sys.stderr, quiet=quiet, color=use_color(sys.stderr)))

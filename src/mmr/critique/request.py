@@ -31,7 +31,6 @@ class CritiqueRequest(BaseModel):
     lenses: str | None = None
     config_base_ref: str | None = None
     trust_project_config: bool = False
-    quiet: bool = False
 
     @property
     def output_format(self) -> CritiqueFormat:
