@@ -37,8 +37,7 @@ class Reply:
     message: str = ""
     error_type: str = "invalid_request_error"
     delay_s: float = 0.0
-    #: Tool calls ``(name, input)`` to answer with instead of ``text`` (Anthropic Messages
-    #: and OpenAI Responses).
+    #: Tool calls ``(name, input)`` to answer with instead of ``text`` (every API).
     tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
@@ -283,6 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
         model = str(body.get("model") or "mock-model")
         cid = f"chatcmpl-{uuid.uuid4().hex[:20]}"
         usage = {"prompt_tokens": 1100, "completion_tokens": 70, "total_tokens": 1170}
+        if reply.tool_calls:
+            self._chat_tools(model, cid, usage, reply)
+            return
         if not body.get("stream"):
             self._json(200, {"id": cid, "object": "chat.completion", "created": 1,
                              "model": model, "choices": [{
@@ -303,6 +305,27 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream")
         self.end_headers()
         for _, payload in events():
+            self.wfile.write(f"data: {json.dumps(payload)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+
+    def _chat_tools(self, model: str, cid: str, usage: dict[str, int], reply: Reply) -> None:
+        """A streamed assistant turn that only calls tools (finish reason ``tool_calls``)."""
+        base = {"id": cid, "object": "chat.completion.chunk", "created": 1, "model": model}
+        calls = [{"index": i, "id": f"call_{uuid.uuid4().hex[:20]}", "type": "function",
+                  "function": {"name": name, "arguments": json.dumps(arguments)}}
+                 for i, (name, arguments) in enumerate(reply.tool_calls)]
+        chunks = [dict(base, choices=[{"index": 0, "delta": {
+                      "role": "assistant", "content": None, "tool_calls": calls},
+                      "finish_reason": None}]),
+                  dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
+                       usage=usage)]
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for payload in chunks:
             self.wfile.write(f"data: {json.dumps(payload)}\n\n".encode())
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()

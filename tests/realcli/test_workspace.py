@@ -154,3 +154,52 @@ def test_codex_sandbox_does_not_confine_reads_to_the_workspace(real: RealEnv) ->
     the claude preset has no such path (its tools are confined to the workspace)."""
     *_, outside = _codex_branch(real)
     assert UNTRACKED in outside
+
+
+def _opencode_branch(real: RealEnv, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """A checked-out branch with the change and a tracked ``.env``; an untracked credential
+    file. The loopback chat API answers a review turn with ``calls`` (``{ws}`` in a string
+    argument stands for opencode's working directory), then the review; returns what
+    opencode sent back as the tool results, in order."""
+    real.repo.branch("feature")
+    real.repo.commit({"app.py": CODE, ".env": f"OPENAI_API_KEY={SECRET}\n"}, "feature")
+    (real.repo.root / "creds.json").write_text(json.dumps({"token": UNTRACKED}))
+
+    def respond(kind: str, body: dict[str, Any]) -> Reply:
+        sent = json.dumps(body)
+        found = re.search(r"Working directory: (/[^\s\\\"]+)", sent)
+        if kind != "chat" or not body.get("tools") or '"role": "tool"' in sent or not found:
+            return REVIEW
+        ws = found.group(1)
+        return Reply(tool_calls=tuple(
+            (name, {k: v.replace("{ws}", ws) for k, v in args.items()}) for name, args in calls))
+
+    real.api.respond = respond
+    real.only("opencode")
+    entry = real.review("opencode", "--base", "main")
+    assert entry["status"] == "completed", entry
+    return [str(m.get("content")) for r in real.api.requests for m in r.body.get("messages", [])
+            if m.get("role") == "tool"]
+
+
+def test_opencode_reads_the_workspace_and_only_that(real: RealEnv) -> None:
+    """The pinned opencode CLI offers its model read-only tools confined to the review
+    workspace: the reviewed file reads, the real work tree's untracked file (an absolute
+    path outside) does not, and neither a shell nor a write is offered."""
+    outside = str(real.repo.root / "creds.json")
+    results = _opencode_branch(real, [
+        ("read", {"filePath": "{ws}/app.py"}), ("read", {"filePath": outside}),
+        ("grep", {"pattern": "token", "path": str(real.repo.root)}),
+        ("bash", {"command": f"touch {real.repo.root}/ran", "description": "touch"}),
+        ("write", {"filePath": "{ws}/written.txt", "content": "x"})])
+    sent = json.dumps([r.body for r in real.api.requests])
+    offered = {t["function"]["name"] for r in real.api.sent("chat")
+               for t in r.body.get("tools") or []}
+    assert len(results) == 5, results
+    assert "REVIEWED-CODE" in results[0]  # the tool result reaching the model holds the code
+    refused = "prevents you from using this specific tool call"
+    assert refused in results[1] and refused in results[2]
+    assert UNTRACKED not in sent and SECRET not in sent
+    assert not (real.repo.root / "ran").exists()
+    assert {"read", "glob", "grep"} <= offered and not offered & {"bash", "write", "edit"}
+    assert "working directory holds a read-only copy" in sent
