@@ -98,6 +98,21 @@ def script(path: Path, body: str) -> Path:
     return path
 
 
+def planted_branch(tmp_path: Path, marker: Path, scope: str) -> GitRepo:
+    """A branch whose attributes name filter and diff drivers, and whose repository config
+    plants a program behind every hook-like setting (each would touch ``marker.<setting>``)."""
+    repo = branch_with(tmp_path, {".gitattributes": "*.py filter=evil diff=evil\n"}, scope)
+    plant_repo_config(repo, marker)
+    return repo
+
+
+def assert_ran_nothing(tmp_path: Path, result: subprocess.CompletedProcess[str]) -> None:
+    """No planted program ran, and the review still succeeded."""
+    ran = sorted(p.name for p in tmp_path.glob("pwned.*"))
+    assert ran == [], result.stderr
+    assert result.returncode == 0, result.stderr
+
+
 def plant_repo_config(repo: GitRepo, marker: Path) -> None:
     """The repository's own config names programs for every hook-like setting a read-only
     git command consults (as a downloaded or shared checkout could)."""
@@ -122,12 +137,9 @@ def test_the_repository_git_config_runs_nothing(tmp_path: Path, fake_cli: FakeCl
                                                 scope: str) -> None:
     marker = tmp_path / "pwned"
     fake = reviewer(fake_cli)
-    repo = branch_with(tmp_path, {".gitattributes": "*.py filter=evil diff=evil\n"}, scope)
-    plant_repo_config(repo, marker)
+    repo = planted_branch(tmp_path, marker, scope)
     result = review(repo, *SCOPES[scope])
-    ran = sorted(p.name for p in tmp_path.glob("pwned.*"))
-    assert ran == [], result.stderr
-    assert result.returncode == 0, result.stderr
+    assert_ran_nothing(tmp_path, result)
     assert SHOWN in fake.last_call()["stdin"]
 
 
@@ -181,9 +193,7 @@ def test_gh_runs_no_program_of_the_repository_config(tmp_path: Path,
     """``--pr``: the git calls gh makes for mmr get the same fence as mmr's own."""
     marker = tmp_path / "pwned"
     fake = reviewer(fake_cli)
-    repo = branch_with(tmp_path, {".gitattributes": "*.py filter=evil diff=evil\n"},
-                       "working tree")
-    plant_repo_config(repo, marker)
+    repo = planted_branch(tmp_path, marker, "working tree")
     bin_dir = tmp_path / "gh-bin"
     bin_dir.mkdir()
     script(bin_dir / "gh", GH.removeprefix("#!/bin/sh\n"))
@@ -194,9 +204,7 @@ def test_gh_runs_no_program_of_the_repository_config(tmp_path: Path,
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     result = subprocess.run([*mmr_command(), "review", "--sync", "--pr", "7"], cwd=repo.root,
                             capture_output=True, text=True, env=env, timeout=180, check=False)
-    ran = sorted(p.name for p in tmp_path.glob("pwned.*"))
-    assert ran == [], result.stderr
-    assert result.returncode == 0, result.stderr
+    assert_ran_nothing(tmp_path, result)
     assert SHOWN in fake.last_call()["stdin"]
 
 
@@ -213,12 +221,9 @@ def test_the_workspace_export_runs_no_program_of_the_repository_config(
         "channels": {"rev1": {"command": "rev1", "workspace": "snapshot"},
                      "rev2": {"command": "rev1", "flags": ["--second"]}},
         "channels_disabled": ENABLED_BUILTINS}))
-    repo = branch_with(tmp_path, {".gitattributes": "*.py filter=evil diff=evil\n"}, scope)
-    plant_repo_config(repo, marker)
+    repo = planted_branch(tmp_path, marker, scope)
     result = review(repo, *SCOPES[scope])
-    ran = sorted(p.name for p in tmp_path.glob("pwned.*"))
-    assert ran == [], result.stderr
-    assert result.returncode == 0, result.stderr
+    assert_ran_nothing(tmp_path, result)
     assert any("Your working directory holds a read-only copy" in call["stdin"]
                for call in fake.calls())
 
