@@ -20,6 +20,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mmr.errors import GitError
 from mmr.process.sync import run_captured
@@ -478,15 +479,23 @@ def pr_diff(number: int, cwd: Path) -> str:
     return _text(out)
 
 
-def pr_base_branch(number: int, cwd: Path) -> str:
-    """The name of the branch pull request ``number`` targets (``baseRefName``)."""
-    out = _run("gh", ["pr", "view", str(number), "--json", "baseRefName"], cwd,
+def _pr_view(number: int, cwd: Path, fields: str) -> dict[str, Any]:
+    """``gh pr view <number> --json <fields>`` as a JSON object."""
+    out = _run("gh", ["pr", "view", str(number), "--json", fields], cwd,
                timeout=READ_TIMEOUT, needed_for="for --pr", label=f"gh pr view {number}",
                fix=_GH_FIX)
     try:
-        name = json.loads(out).get("baseRefName")
-    except (ValueError, AttributeError):
-        raise GitError(f"gh pr view {number} printed something other than JSON") from None
+        view = json.loads(out)
+    except ValueError:
+        view = None
+    if not isinstance(view, dict):
+        raise GitError(f"gh pr view {number} printed something other than a JSON object")
+    return view
+
+
+def pr_base_branch(number: int, cwd: Path) -> str:
+    """The name of the branch pull request ``number`` targets (``baseRefName``)."""
+    name = _pr_view(number, cwd, "baseRefName").get("baseRefName")
     if not isinstance(name, str) or not name.strip():
         raise GitError(f"gh pr view {number} returned no base branch")
     return name.strip()
@@ -494,14 +503,9 @@ def pr_base_branch(number: int, cwd: Path) -> str:
 
 def pr_head(number: int, cwd: Path) -> tuple[str, str]:
     """The head commit of pull request ``number`` and its repository, ``owner/name``."""
-    out = _run("gh", ["pr", "view", str(number), "--json", "headRefOid,url"], cwd,
-               timeout=READ_TIMEOUT, needed_for="for --pr", label=f"gh pr view {number}",
-               fix=_GH_FIX)
-    try:
-        view = json.loads(out)
-        head, match = view["headRefOid"], _PR_URL.fullmatch(view["url"])
-    except (ValueError, TypeError, KeyError):
-        head = match = None
+    view = _pr_view(number, cwd, "headRefOid,url")
+    head, url = view.get("headRefOid"), view.get("url")
+    match = _PR_URL.fullmatch(url) if isinstance(url, str) else None
     if not isinstance(head, str) or not _SHA.fullmatch(head) or match is None:
         raise GitError(f"gh pr view {number} returned no head commit and pull request url")
     return head, match.group(1)

@@ -342,9 +342,12 @@ def test_pr_base_branch(repo: GitRepo, gh: FakeGh) -> None:
     gh.set_view('{"baseRefName": "release/1.2"}\n')
     assert git.pr_base_branch(4, repo.root) == "release/1.2"
     assert gh.calls() == [["pr", "view", "4", "--json", "baseRefName"]]
-    gh.set_view("not json")
-    with pytest.raises(GitError, match="other than JSON"):
-        git.pr_base_branch(4, repo.root)
+    for printed in ("not json", "[]"):
+        gh.set_view(printed)
+        with pytest.raises(GitError, match="other than a JSON object"):
+            git.pr_base_branch(4, repo.root)
+        with pytest.raises(GitError, match="other than a JSON object"):
+            git.pr_head(4, repo.root)
     gh.set_view('{"baseRefName": ""}')
     with pytest.raises(GitError, match="no base branch"):
         git.pr_base_branch(4, repo.root)
