@@ -37,7 +37,7 @@ from mmr.secrets.credentials import (
     redaction_warning,
     refusable,
 )
-from mmr.unidiff.sections import exclude_sections, normalize_pattern
+from mmr.unidiff.sections import exclude_files, exclude_sections, normalize_pattern
 
 NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
 SUMMARISED_NOTE = "## Summarised Files\nGenerated, vendored or lock files changed, not shown:"
@@ -139,7 +139,7 @@ def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: Prepar
         return PlannedChannel(name, channel, None,
                               ChannelSkip("nothing_to_review", NOTHING_TO_REVIEW),
                               tuple(excluded))
-    text, summarised = exclude_sections(text, [g.path for g in parts.generated])
+    text, summarised = exclude_files(text, {g.path for g in parts.generated})
     wrapper = resolve_prompt_wrapper(channel.prompt_wrapper, name)
     summary = [_listing(SUMMARISED_NOTE, [g.line() for g in parts.generated
                                           if g.path in summarised])] if summarised else []

@@ -10,7 +10,7 @@ Sections start at ``diff ...`` lines, or at a ``--- ``/``+++ `` pair in a plain
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -181,11 +181,24 @@ def exclude_sections(diff_text: str, patterns: Sequence[str]) -> tuple[str, list
     """
     if not patterns:
         return diff_text, []
+    return _drop_sections(diff_text, lambda path: any(pathspec_matches(p, path)
+                                                       for p in patterns))
+
+
+def exclude_files(diff_text: str, paths: Collection[str]) -> tuple[str, list[str]]:
+    """``diff_text`` without the files at exactly these paths (names, not patterns: a name
+    the reviewed branch chose must not drop a file below or beside it)."""
+    if not paths:
+        return diff_text, []
+    return _drop_sections(diff_text, paths.__contains__)
+
+
+def _drop_sections(diff_text: str, drop: Callable[[str], bool]) -> tuple[str, list[str]]:
     preamble, sections = split_sections(diff_text)
     kept: list[str] = [preamble]
     dropped: list[str] = []
     for section in sections:
-        if any(pathspec_matches(p, path) for p in patterns for path in section.paths):
+        if any(drop(path) for path in section.paths):
             dropped.append(section.display_path)
         else:
             kept.extend(section.lines)

@@ -189,3 +189,21 @@ def test_the_detached_worker_reviews_the_shards_too(large, run_mmr) -> None:
     assert {c["channel"]: c["shards"] for c in coverage["channels"]} == {
         "rev1": len(prompts(root, "rev1")), "rev2": len(prompts(root, "rev2"))}
     assert len(prompts(root, "rev1")) > 1 and coverage["partial"] is False
+
+
+def test_a_generated_name_cannot_hide_the_files_below_it(tmp_path, run_mmr, monkeypatch) -> None:
+    """Generated files are dropped by their exact path, never as a pattern: a branch that
+    turns ``app.min.js`` into a folder does not hide the code it puts inside."""
+    repo = GitRepo.create(tmp_path / "repo", {"app.py": "x = 1\n", "app.min.js": "var a=1;\n"})
+    repo.write({"app.min.js": None})
+    repo.write({"app.min.js/payload.py": "PAYLOAD = 'steal()'\n"})
+    repo.git("add", "-A")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    reviewer(bin_dir, "rev1", tmp_path / "prompts" / "rev1")
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    write_user_config({"rev1": {"command": "rev1"}}, {"min_completed_channels": 1})
+    result = review(run_mmr, repo)
+    prompt = prompts(tmp_path / "prompts", "rev1")[-1]
+    assert "PAYLOAD = 'steal()'" in prompt
+    assert result["coverage"]["summarised_files"] == ["app.min.js"]
