@@ -300,7 +300,7 @@ def test_a_comment_that_cannot_be_posted_does_not_change_the_verdict(runner, fak
     steps, _ = runner({"comment": "sticky"}, github=PULL_REQUEST_EVENT)
     posted = by_name(steps)["Post the sticky pull-request comment"]
     assert posted.code == 0
-    assert "::warning title=mmr::The sticky comment could not be posted" in posted.stdout
+    assert "::warning title=mmr::mmr comment failed" in posted.stdout
     assert by_name(steps)["Gate on the verdict"].code == 0
 
 

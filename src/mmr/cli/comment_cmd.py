@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from mmr.cli.output import write_report
-from mmr.errors import UsageError
+from mmr.errors import MmrError, UsageError
 
 
 def comment(
@@ -58,6 +58,10 @@ def comment(
             # which must not raise the cap on comments posted about it.
             loaded = load_config(find_project_root(), project_source=None)
             max_inline = loaded.config.defaults.max_inline_comments
-        outcome["review"] = post_inline(verdict, pr, Path.cwd(), max_inline).to_json()
+        try:
+            outcome["review"] = post_inline(verdict, pr, Path.cwd(), max_inline).to_json()
+        except MmrError as exc:  # the sticky comment is posted: say so before failing
+            write_report(dumps(outcome | {"review": {"error": str(exc)}}))
+            raise
     write_report(dumps(outcome))
     return 0

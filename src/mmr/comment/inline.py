@@ -19,9 +19,11 @@ from mmr import git
 from mmr.comment.body import finding_summary, inert
 from mmr.errors import GitError
 from mmr.formatters.labels import run_total_line, verdict_label
+from mmr.fs import read_bytes_nofollow
 from mmr.models import ReconciledFinding, ReconciledResults
 from mmr.reconcile.anchoring import split_location
 from mmr.reconcile.calibrated import line_range
+from mmr.reconcile.diff_filter import normalize_path
 from mmr.unidiff.walk import walk_diff
 
 _FINGERPRINT = re.compile(r"<!-- mmr:finding ([0-9a-f]+) -->\Z")
@@ -93,7 +95,7 @@ def _placed(finding: ReconciledFinding, diff_lines: dict[str, dict[int, str]],
             ) -> tuple[str, int, int] | None:
     """``(path, first, last)`` when every line the finding names is in the diff."""
     span = line_range(finding.location)
-    path = split_location(finding.location)[0]
+    path = normalize_path(split_location(finding.location)[0])
     if span is None or not all(n in diff_lines.get(path, {}) for n in range(span[0],
                                                                            span[1] + 1)):
         return None
@@ -105,8 +107,8 @@ def _applies(finding: ReconciledFinding, reviewed: Path, first: int,
     """A replacement, for lines that read at the PR head as in the checkout reviewed."""
     if not finding.replacement or "<redacted:" in finding.replacement:
         return False
-    try:
-        lines = reviewed.read_text(encoding="utf-8").splitlines()
+    try:  # not through a symlink: the pull request's own link could point anywhere
+        lines = read_bytes_nofollow(reviewed).decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return False
     return lines[first - 1:first - 1 + len(at_head)] == at_head
@@ -184,8 +186,14 @@ def post_inline(results: ReconciledResults, pr: int, cwd: Path, max_inline: int)
         review_id, comments, in_body = _post_review(results, pr, cwd, head["sha"],
                                                     comments=comments, in_body=in_body)
     resolved = kept = 0
+    # A finding is gone only when every reviewer reported: a channel that failed this run
+    # did not say its earlier findings are fixed.
+    everyone = all(ch.status == "completed" for ch in results.per_channel.values())
     for thread, keys in threads:
         if not keys or thread["isResolved"] or keys & current:
+            continue
+        if not everyone:
+            kept += 1
             continue
         if any(_login(c.get("author")) != me for c in thread["comments"]["nodes"]):
             kept += 1  # a person answered: the conversation is theirs to close

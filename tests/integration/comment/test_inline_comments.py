@@ -88,8 +88,8 @@ def test_three_pushes_one_summary_one_comment_per_finding_fixed_threads_resolved
     first = comment(run_mmr, repo, review(run_mmr, repo, fake_cli, tmp_path,
                                           P0, RANGE, P1, OUTSIDE))
     assert first["action"] == "created"
-    assert first["review"] | {"review_id": None} == {
-        "review_id": None, "inline": 3, "in_body": 1, "already_posted": 0, "resolved": 0,
+    assert first["review"] == {
+        "review_id": 5000, "inline": 3, "in_body": 1, "already_posted": 0, "resolved": 0,
         "kept_open": 0}
     [posted] = gh.pr()["reviews"]
     assert posted["event"] == "COMMENT"
@@ -180,6 +180,39 @@ def test_the_reviewed_branch_cannot_raise_or_lower_the_cap(repo, fake_cli, run_m
     repo.write({".mmr.yaml": "defaults:\n  max_inline_comments: 1\n"})
     outcome = comment(run_mmr, repo, results)
     assert (outcome["review"]["inline"], outcome["review"]["in_body"]) == (3, 0)
+
+
+def test_the_reviewed_branch_cannot_raise_the_users_cap(repo, fake_cli, run_mmr, gh,
+                                                        tmp_path) -> None:
+    results = review(run_mmr, repo, fake_cli, tmp_path, P0, P1, RANGE)
+    write_user_config({"rev1": {"command": "rev1", "flags": ["--one"]}},
+                      {"max_inline_comments": 1})
+    repo.write({".mmr.yaml": "defaults:\n  max_inline_comments: 50\n"})
+    outcome = comment(run_mmr, repo, results)
+    assert (outcome["review"]["inline"], outcome["review"]["in_body"]) == (1, 2)
+
+
+def test_a_run_where_a_reviewer_failed_resolves_nothing(repo, fake_cli, run_mmr, gh,
+                                                        tmp_path) -> None:
+    """A finding missing because its reviewer failed this time is not fixed."""
+    comment(run_mmr, repo, review(run_mmr, repo, fake_cli, tmp_path, P0, P1))
+    fake_cli("rev1", stdout=reply(P1))
+    fake_cli("rev2", stdout="", exit_code=1)
+    fake_cli("rev3", stdout=reply(P1))
+    write_user_config({"rev1": {"command": "rev1", "flags": ["--one"]},
+                       "rev2": {"command": "rev2", "flags": ["--two"]},
+                       "rev3": {"command": "rev3", "flags": ["--three"]}})
+    done = run_mmr("review", "--base", "main", "--sync", "--format", "json", cwd=repo.root)
+    assert done.code in (0, 2), done.err
+    assert json.loads(done.out)["per_channel"]["rev2"]["status"] != "completed"
+    partial = tmp_path / "partial.json"
+    partial.write_text(done.out, encoding="utf-8")
+    again = comment(run_mmr, repo, partial)
+    assert (again["review"]["resolved"], again["review"]["kept_open"]) == (0, 1)
+    assert not any(t["isResolved"] for t in gh.pr()["threads"])
+    # Once every reviewer reports again without it, the P0's thread is resolved.
+    assert comment(run_mmr, repo, review(run_mmr, repo, fake_cli, tmp_path, P1))[
+        "review"]["resolved"] == 1
 
 
 def test_only_the_bots_own_comments_count(repo, fake_cli, run_mmr, gh, tmp_path) -> None:
