@@ -57,6 +57,7 @@ from mmr.dispatch.isolation import (
     remove_tree,
     track_directory,
 )
+from mmr.fs import read_bytes_nofollow
 from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_files import is_sensitive_path
 
@@ -177,7 +178,15 @@ class RedactionCache:
                 path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 self._made.add(path.parent)
             if written is not None:
-                os.link(written, path, follow_symlinks=False)
+                try:
+                    os.link(written, path, follow_symlinks=False)
+                except OSError:  # another file system (a tmpfs /tmp): keep a copy
+                    temp = path.with_name(f".{oid}.{os.getpid()}")
+                    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                                 0o400)
+                    with os.fdopen(fd, "wb") as handle:
+                        handle.write(read_bytes_nofollow(written))
+                    temp.replace(path)
             else:
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o400))
 
@@ -330,6 +339,8 @@ def _link(workspace: Workspace, path: str, cached: Path | None) -> None:
         os.link(cached, target, follow_symlinks=False)
     except OSError:  # another file system, or links not allowed: copy it
         _write(workspace, path, cached.read_bytes())
+        with suppress(OSError):
+            os.utime(cached)  # a use, as a link would have marked it (the sweep reads ctime)
         return
     workspace.written += 1
 

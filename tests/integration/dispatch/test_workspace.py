@@ -59,10 +59,10 @@ def exported(tmp_path: Path) -> Iterator[list[Workspace]]:
 
 
 def _export(repo: GitRepo, kind: tree.TreeKind, cache: Path, made: list[Workspace],
-            trusted_ref: str | None = "HEAD~2") -> Workspace:
+            trusted_ref: str | None = "HEAD~2", *, tmp_root: Path | None = None) -> Workspace:
     commit = repo.git("rev-parse", "HEAD").strip() if kind == "commit" else None
     workspace = export_workspace(TreeSource(kind, repo.root, commit), trusted_ref=trusted_ref,
-                                 cache_dir=cache)
+                                 cache_dir=cache, tmp_root=tmp_root)
     made.append(workspace)
     return workspace
 
@@ -199,3 +199,26 @@ def test_the_cache_forgets_unused_content_and_other_rules(
     assert not any(entry.exists() for entry in entries)
     assert _files(_export(repo, "commit", cache_dir, exported).root)["src/app.py"] == (
         BASE["src/app.py"])
+
+
+
+def test_the_cache_fills_when_the_workspace_is_on_another_file_system(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tmpfs /tmp cannot hold hard links into ~/.mmr: the cache keeps copies instead, so a
+    repeated review still reads and redacts nothing."""
+    other = Path("/dev/shm")  # a tmpfs on Linux
+    assert other.stat().st_dev != tmp_path.stat().st_dev
+    read: list[list[str]] = []
+    original = tree.read_blobs
+
+    def recording(oids: Sequence[str], root: Path) -> Iterator[tuple[str, bytes]]:
+        read.append(list(oids))
+        return original(oids, root)
+
+    monkeypatch.setattr(ws_module, "read_blobs", recording)
+    cache = tmp_path / "cache"
+    first = _files(_export(repo, "commit", cache, exported, tmp_root=other).root)
+    assert len(read[-1]) == 5
+    second = _files(_export(repo, "commit", cache, exported, tmp_root=other).root)
+    assert (read[-1], second) == ([], first)
