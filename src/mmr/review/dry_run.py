@@ -22,6 +22,7 @@ from mmr.dispatch.plan import ChannelPlan
 from mmr.dispatch.replay import replay_argv
 from mmr.errors import ConfigError
 from mmr.formatters.json import dumps
+from mmr.formatters.sanitize import visible_controls
 from mmr.process.types import redact_argv
 from mmr.review.preflight import DRY_RUN_BANNER, GateResult
 from mmr.secrets.redact import redact_text
@@ -112,7 +113,8 @@ def plan_lines(result: GateResult, repo_root: Path) -> list[str]:
                      f"{entry['max_prompt_tokens'] or 'none'}, "
                      + (f"{len(shards)} shards" if shards else "one prompt"))
     return lines + [f"    shard-{i} (~{shard['estimated_tokens']} tokens): "
-                    + ", ".join(shard["files"]) for i, shard in enumerate(shards, 1)]
+                    + ", ".join(map(visible_controls, shard["files"]))
+                    for i, shard in enumerate(shards, 1)]
 
 
 def dry_run_report(results: Sequence[GateResult], repo_root: Path) -> str:

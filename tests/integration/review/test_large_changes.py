@@ -207,3 +207,14 @@ def test_a_generated_name_cannot_hide_the_files_below_it(tmp_path, run_mmr, monk
     prompt = prompts(tmp_path / "prompts", "rev1")[-1]
     assert "PAYLOAD = 'steal()'" in prompt
     assert result["coverage"]["summarised_files"] == ["app.min.js"]
+
+
+def test_the_shard_plan_prints_no_raw_control_character(large, run_mmr) -> None:
+    """File names come from the reviewed branch: an escape sequence in one is shown, not
+    sent to the terminal."""
+    repo, _ = large
+    repo.write({"src/\x1b[2Jz.py": body(99)})
+    repo.git("add", "-A")
+    text = run_mmr("review", "--dry-run", "--staged", cwd=repo.root).out
+    assert "\\x1b[2Jz.py" in text
+    assert "\x1b" not in text
