@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from mmr.diff.shards import file_sections
+from mmr.unidiff.walk import walk_diff
 
 #: Names (any directory) and path patterns that are generated or vendored by convention.
 WELL_KNOWN = (
@@ -71,8 +72,8 @@ def generated_files(diff: str, gitattributes: str | None) -> tuple[GeneratedFile
     for section in file_sections(diff)[1]:
         if not any(is_generated(path, rules) for path in section.paths):
             continue
-        body = [line for line in section.lines if line[:1] in "+-"
-                and not line.startswith(("+++ ", "--- "))]
-        added = sum(line.startswith("+") for line in body)
-        found.append(GeneratedFile(section.display_path, added, len(body) - added))
+        # Counted by the diff walker: a removed "-- comment" line is not a "--- " header.
+        kinds = [row.kind for row in walk_diff("".join(section.lines))]
+        found.append(GeneratedFile(section.display_path, kinds.count("added"),
+                                   kinds.count("removed")))
     return tuple(found)

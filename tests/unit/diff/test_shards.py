@@ -95,3 +95,12 @@ def test_gitattributes_marks_and_unmarks_and_the_last_rule_wins() -> None:
     assert [(g.path, g.added, g.removed) for g in found] == [("gen/api.py", 5, 5)]
     assert found[0].line() == '"gen/api.py" (+5 -5 lines)'
     assert [g.path for g in generated_files(diff, None)] == ["package-lock.json"]
+
+
+def test_a_generated_files_counts_read_removed_dash_lines_as_lines() -> None:
+    """A removed SQL comment (``-- old``) reads ``--- old`` in the diff: a line, not a header."""
+    diff = ("diff --git a/db/schema.sql b/db/schema.sql\n--- a/db/schema.sql\n"
+            "+++ b/db/schema.sql\n@@ -1,2 +1,1 @@\n--- old comment\n-DROP TABLE t;\n"
+            "+-- new comment\n")
+    [found] = generated_files(diff, "db/schema.sql linguist-generated\n")
+    assert (found.path, found.added, found.removed) == ("db/schema.sql", 1, 2)
