@@ -198,13 +198,16 @@ def _unplaced_p0(decision: Decision, off: OffDiff) -> Decision:
 
 def _unreviewed(decision: Decision, coverage: Coverage | None) -> Decision:
     """A pass is degraded while a channel's failed shards left files it did not review."""
+    if decision.verdict != "pass" or not _unreviewed_note(coverage):
+        return decision
+    return Decision("degraded-pass", "Review passed (degraded)", decision.blocking)
+
+
+def _unreviewed_note(coverage: Coverage | None) -> str:
+    """What failed shards left unread, for any verdict's line."""
     said = "; ".join(f"{c.channel} did not review {len(c.unreviewed_files)} file(s)"
                      for c in (coverage.channels if coverage else ()) if c.unreviewed_files)
-    if not said or not is_approved(decision.verdict):
-        return decision
-    prefix = "Review passed (degraded — " if decision.verdict == "pass" else \
-        decision.summary.removesuffix(")") + "; "
-    return Decision("degraded-pass", f"{prefix}{said})", decision.blocking)
+    return f" — {said}" if said else ""
 
 
 def _total(per_channel: Mapping[str, ChannelResult], figure: str) -> int | float | None:
@@ -261,7 +264,8 @@ def build_results(per_channel: Mapping[str, ChannelResult], findings: Sequence[R
         fix_threshold=job.fix_threshold,
         advisory_count=len(findings) - in_diff_blocking,
         approved=is_approved(decision.verdict),
-        summary=decision.summary + note + _unshown_note(job.coverage),
+        summary=(decision.summary + note + _unshown_note(job.coverage)
+                 + _unreviewed_note(job.coverage)),
         reconciled_findings=list(findings),
         per_channel=dict(per_channel),
         metadata=metadata,

@@ -117,6 +117,11 @@ def test_a_failed_shard_makes_the_channel_partial_never_silent(large, run_mmr,
         assert "src/f07.py" in entry["unreviewed_files"]
         assert "src/f39.py" not in entry["unreviewed_files"]
     assert result["per_channel"]["rev1"]["status"] == "completed"
+    # Blocked on what the other shards found, the verdict line still says what was not read.
+    blocked = review(run_mmr, repo, "--fix-threshold", "P3", code=2)
+    assert blocked["verdict"] == "blocked"
+    [rev1] = [c for c in blocked["coverage"]["channels"] if c["channel"] == "rev1"]
+    assert f"rev1 did not review {len(rev1['unreviewed_files'])} file(s)" in blocked["summary"]
 
 
 def test_a_follow_up_resends_only_the_changed_shard(large, run_mmr) -> None:
