@@ -126,9 +126,8 @@ def test_the_workspace_is_read_only_and_private(repo: GitRepo, tmp_path: Path,
     assert modes == {0o500, 0o400}
 
 
-def test_a_repeat_reads_and_redacts_only_what_changed(
-        repo: GitRepo, tmp_path: Path, exported: list[Workspace],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def record_blob_reads(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The blob ids each export reads from git (and so redacts), one list an export."""
     read: list[list[str]] = []
     original = tree.read_blobs
 
@@ -137,6 +136,13 @@ def test_a_repeat_reads_and_redacts_only_what_changed(
         return original(oids, root)
 
     monkeypatch.setattr(ws_module, "read_blobs", recording)
+    return read
+
+
+def test_a_repeat_reads_and_redacts_only_what_changed(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    read = record_blob_reads(monkeypatch)
     first = _files(_export(repo, "commit", tmp_path / "cache", exported).root)
     assert len(read[-1]) == 5  # app, config, the binary, two trusted instruction files
     second = _files(_export(repo, "commit", tmp_path / "cache", exported).root)
@@ -209,14 +215,7 @@ def test_the_cache_fills_when_the_workspace_is_on_another_file_system(
     repeated review still reads and redacts nothing."""
     other = Path("/dev/shm")  # a tmpfs on Linux
     assert other.stat().st_dev != tmp_path.stat().st_dev
-    read: list[list[str]] = []
-    original = tree.read_blobs
-
-    def recording(oids: Sequence[str], root: Path) -> Iterator[tuple[str, bytes]]:
-        read.append(list(oids))
-        return original(oids, root)
-
-    monkeypatch.setattr(ws_module, "read_blobs", recording)
+    read = record_blob_reads(monkeypatch)
     cache = tmp_path / "cache"
     first = _files(_export(repo, "commit", cache, exported, tmp_root=other).root)
     assert len(read[-1]) == 5

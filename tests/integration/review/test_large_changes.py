@@ -135,6 +135,18 @@ def test_a_follow_up_resends_only_the_changed_shard(large, run_mmr) -> None:
     assert len(resent) == 1 and "+++ b/src/f21.py" in resent[0]
 
 
+def review_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_mmr: RunMmr,
+                 repo: GitRepo) -> tuple[dict, str]:
+    """One reviewer, no budget: the review's JSON and the prompt the reviewer got."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    reviewer(bin_dir, "rev1", tmp_path / "prompts" / "rev1")
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    write_user_config({"rev1": {"command": "rev1"}}, {"min_completed_channels": 1})
+    result = review(run_mmr, repo)
+    return result, prompts(tmp_path / "prompts", "rev1")[-1]
+
+
 def test_dry_run_shows_each_channels_shard_plan(large, run_mmr) -> None:
     repo, _ = large
     done = run_mmr("review", "--dry-run", "--staged", "--format", "json", cwd=repo.root)
@@ -161,13 +173,7 @@ def test_generated_and_lock_files_are_summarised_not_sent(tmp_path, run_mmr,
                 # The branch cannot unmark its own files: attributes come from HEAD.
                 ".gitattributes": "gen/** -linguist-generated\n"})
     repo.git("add", "-A")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    reviewer(bin_dir, "rev1", tmp_path / "prompts" / "rev1")
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    write_user_config({"rev1": {"command": "rev1"}}, {"min_completed_channels": 1})
-    result = review(run_mmr, repo)
-    prompt = prompts(tmp_path / "prompts", "rev1")[-1]
+    result, prompt = review_alone(tmp_path, monkeypatch, run_mmr, repo)
     assert "lockfileVersion" not in prompt and "SCHEMA = " not in prompt
     assert '"package-lock.json" (+1 -0 lines)' in prompt
     assert '"gen/schema_pb.py" (+1 -0 lines)' in prompt
@@ -203,13 +209,7 @@ def test_a_generated_name_cannot_hide_the_files_below_it(tmp_path, run_mmr, monk
     repo.write({"app.min.js": None})
     repo.write({"app.min.js/payload.py": "PAYLOAD = 'steal()'\n"})
     repo.git("add", "-A")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    reviewer(bin_dir, "rev1", tmp_path / "prompts" / "rev1")
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    write_user_config({"rev1": {"command": "rev1"}}, {"min_completed_channels": 1})
-    result = review(run_mmr, repo)
-    prompt = prompts(tmp_path / "prompts", "rev1")[-1]
+    result, prompt = review_alone(tmp_path, monkeypatch, run_mmr, repo)
     assert "PAYLOAD = 'steal()'" in prompt
     assert result["coverage"]["summarised_files"] == ["app.min.js"]
 
