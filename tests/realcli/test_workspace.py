@@ -109,8 +109,8 @@ def _codex_branch(real: RealEnv, **channel_config: Any) -> list[str]:
     """main with a trusted AGENTS.md; a checked-out branch with the change, a tracked
     ``.env`` and its own AGENTS.md; an untracked credential file. The loopback Responses
     API answers a review turn with ``exec_command`` calls, then the review; returns the
-    commands' outputs as codex sent them back. The last three name paths outside the
-    workspace: the real work tree's untracked file and ``.env``, and codex's own config."""
+    commands' outputs as codex sent them back. The last four look outside the workspace:
+    the environment, the real work tree's untracked file and ``.env``, codex's config."""
     real.repo.commit({"AGENTS.md": "TRUSTED-INSTRUCTIONS from main\n"}, "trusted")
     real.repo.branch("feature")
     real.repo.commit({"app.py": CODE, ".env": f"OPENAI_API_KEY={SECRET}\n",
@@ -118,7 +118,7 @@ def _codex_branch(real: RealEnv, **channel_config: Any) -> list[str]:
     (real.repo.root / "creds.json").write_text(json.dumps({"token": UNTRACKED}))
     repo = real.repo.root
     commands = ["pwd", "cat app.py", "cat .env", "cat AGENTS.md", "cat creds.json",
-                "touch written.txt", f"cat {repo}/creds.json", f"cat {repo}/.env",
+                "touch written.txt", "env", f"cat {repo}/creds.json", f"cat {repo}/.env",
                 f"cat {real.env['CODEX_HOME']}/config.toml"]
 
     def respond(kind: str, body: dict[str, Any]) -> Reply:
@@ -154,21 +154,25 @@ def test_codex_reads_the_reviewed_code_in_the_workspace(real: RealEnv) -> None:
 
 def test_codex_reads_nothing_outside_the_workspace(real: RealEnv) -> None:
     """A command naming a path outside the workspace runs and finds nothing there: the
-    real work tree's untracked credential file and ``.env`` and codex's own config never
-    reach the model (the control below shows they are there to read)."""
-    outside = _codex_branch(real)[-3:]
+    real work tree's untracked credential file and ``.env``, codex's own config and the
+    API key in the environment never reach the model (the control below shows they are
+    there to read)."""
+    env, *outside = _codex_branch(real)[-4:]
     assert all("No such file or directory" in out for out in outside), outside
+    assert "PATH=" in env  # the command ran, with the core variables only
     sent = json.dumps([r.body for r in real.api.requests])
-    assert UNTRACKED not in sent and SECRET not in sent and "env_key" not in sent
+    for leaked in (UNTRACKED, SECRET, "env_key", real.env["MOCK_API_KEY"]):
+        assert leaked not in sent, leaked
 
 
 def test_control_codex_plain_read_only_sandbox_reads_outside_the_workspace(
         real: RealEnv) -> None:
     """codex's own ``-s read-only`` sandbox stops writes, not reads: the same commands
-    read the real work tree's secrets and codex's config."""
+    read the real work tree's secrets, codex's config and the API key."""
     plain = ["--skip-git-repo-check", "--ephemeral", "-s", "read-only"]
-    creds, env, config = _codex_branch(real, flags=plain)[-3:]
-    assert UNTRACKED in creds and SECRET in env and "env_key" in config
+    env, creds, dotenv, config = _codex_branch(real, flags=plain)[-4:]
+    assert UNTRACKED in creds and SECRET in dotenv and "env_key" in config
+    assert real.env["MOCK_API_KEY"] in env
 
 
 def _opencode_branch(real: RealEnv, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
