@@ -156,7 +156,10 @@ def test_codex_reads_nothing_outside_the_workspace(real: RealEnv) -> None:
     """A command naming a path outside the workspace runs and finds nothing there: the
     real work tree's untracked credential file and ``.env``, codex's own config and the
     API key in the environment never reach the model (the control below shows they are
-    there to read)."""
+    there to read). The user's own codex config asking for full access changes nothing."""
+    config = Path(real.env["CODEX_HOME"]) / "config.toml"
+    config.write_text('sandbox_mode = "danger-full-access"\n'
+                      'shell_environment_policy = { inherit = "all" }\n' + config.read_text())
     env, *outside = _codex_branch(real)[-4:]
     assert all("No such file or directory" in out for out in outside), outside
     assert "PATH=" in env  # the command ran, with the core variables only
