@@ -105,11 +105,12 @@ def test_control_in_the_real_work_tree_the_same_reads_reach_the_model(real: Real
     assert SECRET in results and UNTRACKED in results and "PLANTED-INSTRUCTIONS" in results
 
 
-def _codex_branch(real: RealEnv) -> list[str]:
+def _codex_branch(real: RealEnv, **channel_config: Any) -> list[str]:
     """main with a trusted AGENTS.md; a checked-out branch with the change, a tracked
     ``.env`` and its own AGENTS.md; an untracked credential file. The loopback Responses
     API answers a review turn with ``exec_command`` calls, then the review; returns the
-    commands' outputs as codex sent them back."""
+    commands' outputs as codex sent them back. The last four look outside the workspace:
+    the environment, the real work tree's untracked file and ``.env``, codex's config."""
     real.repo.commit({"AGENTS.md": "TRUSTED-INSTRUCTIONS from main\n"}, "trusted")
     real.repo.branch("feature")
     real.repo.commit({"app.py": CODE, ".env": f"OPENAI_API_KEY={SECRET}\n",
@@ -117,7 +118,8 @@ def _codex_branch(real: RealEnv) -> list[str]:
     (real.repo.root / "creds.json").write_text(json.dumps({"token": UNTRACKED}))
     repo = real.repo.root
     commands = ["pwd", "cat app.py", "cat .env", "cat AGENTS.md", "cat creds.json",
-                "touch written.txt", f"cat {repo}/creds.json"]
+                "touch written.txt", "env", f"cat {repo}/creds.json", f"cat {repo}/.env",
+                f"cat {real.env['CODEX_HOME']}/config.toml"]
 
     def respond(kind: str, body: dict[str, Any]) -> Reply:
         if kind != "responses" or "function_call_output" in json.dumps(body):
@@ -125,18 +127,20 @@ def _codex_branch(real: RealEnv) -> list[str]:
         return Reply(tool_calls=tuple(("exec_command", {"cmd": c}) for c in commands))
 
     real.api.respond = respond
-    real.only("codex")
+    real.only("codex", **channel_config)
     entry = real.review("codex", "--base", "main")
     assert entry["status"] == "completed", entry
-    return [item["output"] for r in real.api.requests for item in r.body.get("input", [])
-            if isinstance(item, dict) and item.get("type") == "function_call_output"]
+    outputs = [item["output"] for r in real.api.requests for item in r.body.get("input", [])
+               if isinstance(item, dict) and item.get("type") == "function_call_output"]
+    assert len(outputs) == len(commands), outputs
+    return outputs
 
 
 def test_codex_reads_the_reviewed_code_in_the_workspace(real: RealEnv) -> None:
     """The pinned codex CLI runs the loopback model's ``exec_command`` calls in the review
-    workspace, under its read-only sandbox: the code is there, the branch's ``.env``, its
-    AGENTS.md and the untracked file are not, and nothing can be written."""
-    pwd, code, env, agents, untracked, write, _outside = _codex_branch(real)
+    workspace, under mmr's permission profile: the code is there, the branch's ``.env``,
+    its AGENTS.md and the untracked file are not, and nothing can be written."""
+    pwd, code, env, agents, untracked, write, *_ = _codex_branch(real)
     assert Path(pwd.rstrip().rsplit("\n", 1)[-1]).name.startswith("mmr-grok-ws-"), pwd
     assert "REVIEWED-CODE" in code
     assert "No such file" in env and SECRET not in env
@@ -148,12 +152,30 @@ def test_codex_reads_the_reviewed_code_in_the_workspace(real: RealEnv) -> None:
     assert "PLANTED-INSTRUCTIONS" not in instructions
 
 
-def test_codex_sandbox_does_not_confine_reads_to_the_workspace(real: RealEnv) -> None:
-    """A known limit (docs/channels.md): codex's read-only sandbox stops writes, not
-    reads. A model that names a path outside the workspace reads it, as this user could;
-    the claude preset has no such path (its tools are confined to the workspace)."""
-    *_, outside = _codex_branch(real)
-    assert UNTRACKED in outside
+def test_codex_reads_nothing_outside_the_workspace(real: RealEnv) -> None:
+    """A command naming a path outside the workspace runs and finds nothing there: the
+    real work tree's untracked credential file and ``.env``, codex's own config and the
+    API key in the environment never reach the model (the control below shows they are
+    there to read). The user's own codex config asking for full access changes nothing."""
+    config = Path(real.env["CODEX_HOME"]) / "config.toml"
+    config.write_text('sandbox_mode = "danger-full-access"\n'
+                      'shell_environment_policy = { inherit = "all" }\n' + config.read_text())
+    env, *outside = _codex_branch(real)[-4:]
+    assert all("No such file or directory" in out for out in outside), outside
+    assert "PATH=" in env  # the command ran, with the core variables only
+    sent = json.dumps([r.body for r in real.api.requests])
+    for leaked in (UNTRACKED, SECRET, "env_key", real.env["MOCK_API_KEY"]):
+        assert leaked not in sent, leaked
+
+
+def test_control_codex_plain_read_only_sandbox_reads_outside_the_workspace(
+        real: RealEnv) -> None:
+    """codex's own ``-s read-only`` sandbox stops writes, not reads: the same commands
+    read the real work tree's secrets, codex's config and the API key."""
+    plain = ["--skip-git-repo-check", "--ephemeral", "-s", "read-only"]
+    env, creds, dotenv, config = _codex_branch(real, flags=plain)[-4:]
+    assert UNTRACKED in creds and SECRET in dotenv and "env_key" in config
+    assert real.env["MOCK_API_KEY"] in env
 
 
 def _opencode_branch(real: RealEnv, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:

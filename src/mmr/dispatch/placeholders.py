@@ -13,6 +13,9 @@ Tokens (``{{name}}``, no spaces inside the braces):
 ``{{findings_schema}}``     left literal unless ``PlaceholderValues.literal`` maps it
                             (``dispatch/findings_schema.py`` supplies the JSON).
 ``{{repo_root}}``           the project root.
+``{{command_dir}}``         where the command is installed: the real path's nearest
+                            ``node_modules`` folder, else its own folder (left literal
+                            when it is not on ``PATH``).
 ``{{roots}}``               a list (``mmr explore`` roots).
 ``{{var.NAME}}``            the channel's ``vars`` entry (scalar, null or list).
 ``{{neutral_home}}``,       the call's neutral directory when one is given; otherwise left
@@ -28,9 +31,11 @@ token itself is repeated. Any other ``{{name}}`` is a config error naming channe
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mmr.errors import ConfigError
@@ -42,7 +47,8 @@ PROMPT_FILE_PLACEHOLDER = "{{prompt_file}}"
 #: Placeholder grammar; anything else with braces (Go templates ``{{.Name}}``) is literal.
 _TOKEN = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)?)\}\}")
 _KNOWN = (
-    "{{prompt_file}}, {{findings_schema}}, {{repo_root}}, {{roots}}, {{var.NAME}}, "
+    "{{prompt_file}}, {{findings_schema}}, {{repo_root}}, {{command_dir}}, {{roots}}, "
+    "{{var.NAME}}, "
     "{{neutral_home}}, {{neutral_cwd}}"
 )
 
@@ -57,6 +63,7 @@ class PlaceholderValues:
     roots: Sequence[str] | None = None
     vars: Mapping[str, VarValue] = field(default_factory=dict)
     neutral_dir: Path | None = None
+    command_dir: Path | None = None
     #: Extra literal substitutions by token name, e.g. ``{"findings_schema": "{…}"}``.
     literal: Mapping[str, str] = field(default_factory=dict)
 
@@ -80,6 +87,17 @@ def executable_path(token: str, repo_root: Path) -> str:
     return str(repo_root / token) if "/" in token else token
 
 
+def install_dir(executable: str) -> Path | None:
+    """The folder ``executable`` is installed in, for a sandbox that must let the program
+    read itself. An npm package's launcher runs a native binary from a sibling package,
+    so the nearest ``node_modules`` folder holds both; None when it is not found."""
+    found = shutil.which(executable, path=os.environ.get("PATH"))
+    if found is None:
+        return None
+    real = Path(found).resolve()
+    return next((p for p in real.parents if p.name == "node_modules"), real.parent)
+
+
 def _scalar(channel: str, token: str, value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -99,6 +117,7 @@ def _fixed_values(values: PlaceholderValues) -> dict[str, Resolved]:
         "neutral_home": neutral,
         "neutral_cwd": neutral,
         "repo_root": None if values.repo_root is None else str(values.repo_root),
+        "command_dir": _KEEP if values.command_dir is None else str(values.command_dir),
         "roots": None if values.roots is None else [str(root) for root in values.roots],
     }
 
@@ -197,6 +216,8 @@ def expand_argv(command: str, flags: Sequence[str], *, values: PlaceholderValues
     executable, leading = tokens[0], tokens[1:]
     if values.repo_root is not None:
         executable = executable_path(executable, values.repo_root)
+    if any("{{command_dir}}" in flag for flag in flags):
+        values = replace(values, command_dir=install_dir(executable))
     args = expand_flags(flags, values)
     if values.prompt_file is not None:
         path = str(values.prompt_file)

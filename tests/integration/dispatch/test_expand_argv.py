@@ -127,6 +127,40 @@ def test_scalar_vars_render_as_yaml_would_write_them() -> None:
     ]
 
 
+def _npm_install(tmp_path: Path) -> tuple[Path, Path]:
+    """An npm-style install: ``bin/cli`` links to a launcher script in its package, whose
+    native binary lies in a sibling package; returns the ``node_modules`` and the bin."""
+    modules = tmp_path / "prefix" / "lib" / "node_modules"
+    launcher = modules / "@vendor" / "cli" / "bin" / "cli.js"
+    launcher.parent.mkdir(parents=True)
+    launcher.write_text("#!/bin/sh\n")
+    launcher.chmod(0o755)
+    (modules / "@vendor" / "cli-linux-x64" / "vendor").mkdir(parents=True)
+    bin_dir = tmp_path / "prefix" / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "cli").symlink_to(launcher)
+    return modules, bin_dir
+
+
+def test_command_dir_is_the_node_modules_holding_the_real_program(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    modules, bin_dir = _npm_install(tmp_path)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    argv = expand_argv("cli exec", ["-c", '{"{{command_dir}}"="read"}'], values=values())
+    assert argv == ["cli", "exec", "-c", f'{{"{modules}"="read"}}']
+
+
+def test_command_dir_outside_node_modules_is_the_program_folder_and_unknown_is_literal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    program = tmp_path / "opt" / "tool"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", str(program.parent))
+    assert expand_argv("tool", ["{{command_dir}}"], values=values())[1:] == [str(program.parent)]
+    assert expand_argv("absent", ["{{command_dir}}"], values=values())[1:] == ["{{command_dir}}"]
+
+
 def test_replacement_text_is_never_re_expanded() -> None:
     got = expand_flags(["{{var.a}}"], values(vars={"a": "{{var.b}} $1 \\1"}))
     assert got == ["{{var.b}} $1 \\1"]

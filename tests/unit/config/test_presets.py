@@ -57,7 +57,9 @@ def test_reference_preset_values(load: Loader) -> None:
     assert ch["gemini"].command == "gemini" and ch["gemini"].auth is None
     assert ch["gemini"].timeout is None
     assert ch["codex"].stderr == "capture"  # issue 17: codex's reasons are on stderr
-    assert ch["codex"].flags == ["--skip-git-repo-check", "-s", "read-only", "--ephemeral"]
+    # codex's commands read only the workspace, the system and codex's install (no "-s").
+    assert ch["codex"].flags[:2] == ["--skip-git-repo-check", "--ephemeral"]
+    assert "-s" not in ch["codex"].flags and "{{command_dir}}" in ch["codex"].flags[-1]
     assert (ch["antigravity"].timeout, ch["opencode"].timeout,
             ch["doc-conformance"].timeout) == (300, 300, 180)
     assert ch["grok"].prompt_delivery == "prompt-file"
