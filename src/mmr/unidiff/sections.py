@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from mmr.unidiff.names import header_name, unquote
+from mmr.unidiff.names import git_header_names, header_name, unquote
 
 __all__ = ["FileSection", "exclude_sections", "normalize_pattern", "pathspec_matches",
            "split_sections", "unquote"]
@@ -49,24 +49,6 @@ class FileSection:
             self.paths.append(path)
         if new and path:
             self.new_path = path
-
-
-def _git_line_paths(rest: str) -> tuple[str, str] | None:
-    """The two raw names of ``diff --git <old> <new>``."""
-    if rest.startswith('"'):
-        old, tail = unquote(rest)
-        tail = tail.lstrip(" ")
-        return old, unquote(tail)[0] if tail.startswith('"') else tail
-    if ' "' in rest:
-        old, _, tail = rest.partition(' "')
-        return old, unquote('"' + tail)[0]
-    mid = len(rest) // 2
-    if len(rest) % 2 == 1 and rest[mid] == " ":
-        left, right = rest[:mid], rest[mid + 1:]
-        if left == right or (left[1:2] == right[1:2] == "/" and left[2:] == right[2:]):
-            return left, right
-    old, sep, new = rest.partition(" b/")
-    return (old, "b/" + new) if sep else None
 
 
 def _strip_prefix(path: str, letter: str) -> str:
@@ -122,7 +104,7 @@ class _Splitter:
 
     def _header(self, section: FileSection, line: str) -> None:
         if line.startswith("diff --git "):
-            names = _git_line_paths(line[len("diff --git "):])
+            names = git_header_names(line[len("diff --git "):])
             if names:
                 old, new = names
                 prefixed = (old[1:2] == new[1:2] == "/" and old[0] != new[0]
