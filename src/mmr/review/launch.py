@@ -23,11 +23,10 @@ from mmr.store.jobs import JobStore
 WORKER_MODULE = "mmr.review.worker"
 
 
-def worker_argv(job_id: str, lock_fd: int, gate_fd: int | None = None) -> list[str]:
+def worker_argv(job_id: str, lock_fd: int, gate_fd: int) -> list[str]:
     """The worker's command line: this interpreter, safe ``sys.path``, job, lock fd and
     the pipe it reports its gate on."""
-    tail = [] if gate_fd is None else [str(gate_fd)]
-    return [sys.executable, "-P", "-m", WORKER_MODULE, job_id, str(lock_fd), *tail]
+    return [sys.executable, "-P", "-m", WORKER_MODULE, job_id, str(lock_fd), str(gate_fd)]
 
 
 @dataclass(frozen=True)
