@@ -55,7 +55,6 @@ def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
         return start_review_job(setup, io)
     gate = run_preflight(planned, parallel=setup.loaded.defaults.parallel)   # 17
     if request.dry_run:                                                      # 18
-
         render = dry_run_json if request.format == "json" else dry_run_report
         return ReviewOutcome(render(gate, setup.trust.project_root),
                              0 if any(r.passed for r in gate) else 1)
@@ -71,10 +70,9 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
     template = template_criteria(loaded.config, request.template)
     if request.session is not None:
         check_session_id(request.session)                                    # 6
-    budget = check_round_budget(request.session, request.round, request.max_rounds,
+    budget = check_round_budget(request.round, request.max_rounds,
                                 loaded.defaults.loop_control.max_rounds_default)   # 7
     if budget.exceeded:                                                      # 8
-
         document = max_rounds_results(request.session, budget.effective_round,
                                       budget.max_rounds, loaded.defaults.fix_threshold)
         return ReviewOutcome(render_document(document, loaded.defaults.format),
@@ -89,7 +87,6 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
     proposed = diff.proposed.union(trust.branch_proposed)
     block = ratification_gate(trust, proposed)                               # 11, 12
     if block is not None:
-
         return gate_outcome(block, trust, loaded, request)
     io.notice(unread_project_files_notice(trust, request.diff_request(), proposed))
     pull, diff, incremental = (None, diff, None) if diff.pr_number is None else plan_pull_review(
