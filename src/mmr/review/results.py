@@ -29,7 +29,7 @@ from mmr.parsers import parse_channel_output
 from mmr.reconcile.anchoring import DiffScope
 from mmr.reconcile.carry import carry
 from mmr.reconcile.reconciler import reconcile
-from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
+from mmr.reconcile.verdict import JobFacts, OffDiff, build_results
 from mmr.review.channel_results import ChannelFilesView, channel_result
 from mmr.review.coverage import job_coverage
 from mmr.review.voices import reviewer_identities
@@ -134,11 +134,6 @@ def job_ack_applier(job: JobRecord, *,
     store = AckStore(user_root=mmr_home(), project_root=project_root)
     policy = AckPolicy.from_review_controls(job.review_controls)
     return lambda findings: apply_acks(findings, store, policy, warn=warn)
-
-
-def results_exit_code(results: ReconciledResults) -> int:
-    """0 pass / degraded-pass, 2 blocked, 3 needs-user-decision."""
-    return exit_code(results.verdict)
 
 
 def save_results(store: JobStore, results: ReconciledResults,
