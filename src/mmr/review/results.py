@@ -30,7 +30,7 @@ from mmr.reconcile.anchoring import DiffScope
 from mmr.reconcile.carry import carry
 from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import JobFacts, OffDiff, build_results
-from mmr.review.channel_results import ChannelFilesView, channel_result
+from mmr.review.channel_results import channel_result
 from mmr.review.coverage import job_coverage
 from mmr.review.voices import reviewer_identities
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
@@ -64,9 +64,8 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     unanchored: dict[str, list[Finding]] = {}
     memo: dict[str, str] = {}  # each distinct text is redacted once
     for name, entry in job.channels.items():
-        files = ChannelFilesView(output=store.read_channel_output(job_id, name),
-                                 log=store.read_log(job_id, name))
-        result = channel_result(entry, files, scope, include_raw=include_raw,
+        result = channel_result(entry, store.read_channel_output(job_id, name),
+                                store.read_log(job_id, name), scope, include_raw=include_raw,
                                 repo_root=repo_root)
         result = redact_channel_result(result, memo)
         per_channel[name] = result
