@@ -20,7 +20,7 @@ from mmr.config.channel_schema import HttpChannel
 from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.diff.generated import GeneratedFile
-from mmr.diff.shards import estimate_tokens, file_sections, shard_diff
+from mmr.diff.shards import estimate_tokens, shard_diff
 from mmr.dispatch.findings_schema import (
     coerce_parser_for_schema_flags,
     has_findings_schema_flag,
@@ -37,7 +37,7 @@ from mmr.secrets.credentials import (
     redaction_warning,
     refusable,
 )
-from mmr.unidiff.sections import exclude_files, exclude_sections, normalize_pattern
+from mmr.unidiff.sections import exclude_files, exclude_sections, normalize_pattern, split_sections
 
 NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
 SUMMARISED_NOTE = "## Summarised Files\nGenerated, vendored or lock files changed, not shown:"
@@ -154,7 +154,7 @@ def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: Prepar
     shards: tuple[ShardPlan, ...] = ()
     if budget is not None and tokens > budget:
         files = _listing("", [json.dumps(s.display_path, ensure_ascii=False)
-                              for s in file_sections(text)[1]])
+                              for s in split_sections(text)[1]])
         fixed = estimate_tokens(prompt("", [_part_note(999, 999) + files]))
         cuts = shard_diff(text, max(int(SHARD_FILL * budget) - fixed, 1))
         if len(cuts) > 1:
