@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import os
 import select
-import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from mmr.errors import MmrError
+from mmr.process.detached import DetachedProcess, spawn_detached
 from mmr.review.run import JobPlan
 from mmr.review.worker_plan import WorkerPlan
 from mmr.store.jobs import JobStore
@@ -76,20 +75,14 @@ def start_worker(store: JobStore, job_id: str, plan: JobPlan, *, cwd: Path) -> S
     with store.acquire_worker_lock(job_id) as lock:
         log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         try:
-            # Its own session, so closing the terminal cannot reach it.
-            process = subprocess.Popen(worker_argv(job_id, lock.fileno(), gate_write),
-                                       stdin=subprocess.PIPE, stdout=log_fd, stderr=log_fd,
-                                       cwd=cwd, start_new_session=True,
-                                       pass_fds=(lock.fileno(), gate_write))
+            process = spawn_detached(worker_argv(job_id, lock.fileno(), gate_write), cwd=cwd,
+                                     output_fd=log_fd, pass_fds=(lock.fileno(), gate_write))
         except OSError as exc:
             os.close(gate_read)
             raise MmrError(f"Could not start the review worker for job {job_id}: {exc}") from None
         finally:
             os.close(log_fd)
             os.close(gate_write)  # the worker's copy alone: EOF once it reports or dies
-    # Nobody waits for the worker; should this process outlive it (an in-process caller),
-    # a daemon thread reaps it, so it never lingers as a zombie.
-    threading.Thread(target=process.wait, name=f"reap-{process.pid}", daemon=True).start()
     # Our copy of the lock is closed; the worker's inherited copy now holds it alone.
     try:
         _send_plan(process, payload, job_id, log_path)
@@ -109,8 +102,7 @@ def report_gate(gate_fd: int, not_dispatched: list[dict[str, str]]) -> None:
         os.close(gate_fd)
 
 
-def _send_plan(process: subprocess.Popen[bytes], payload: bytes, job_id: str,
-               log_path: Path) -> None:
+def _send_plan(process: DetachedProcess, payload: bytes, job_id: str, log_path: Path) -> None:
     stdin = process.stdin
     if stdin is None:  # cannot happen with stdin=PIPE; keeps the type checker honest
         raise MmrError(f"No pipe to the review worker of job {job_id}")
