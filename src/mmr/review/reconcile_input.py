@@ -34,6 +34,7 @@ from mmr.secrets.credentials import SECRETS_SOURCE
 from mmr.store.held import remove
 from mmr.store.jobs import ChannelExistsError, JobStore
 from mmr.store.records import ChannelJobEntry, JobRecord, iso_timestamp
+from mmr.store.session_ids import printable
 
 _CHANNEL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 #: ``channels/mmr-secrets.json`` holds the run's secret findings.
@@ -44,7 +45,7 @@ COMMIT_WAIT_S = 30.0
 
 def injected_channel_name(raw: str, job: JobRecord) -> str:
     """The lower-cased channel name for ``raw``; exit 5 when invalid or taken."""
-    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in raw)
+    shown = printable(raw)
     if _CHANNEL_NAME.fullmatch(raw) is None:
         raise ReconcileInputError(f'Invalid channel name: "{shown}"')
     name = raw.lower()
