@@ -1,13 +1,8 @@
 """What each channel is sent: its copy of the diff, its prompt, timeout and parser.
 
-The run-wide diff has already been through ``diff_exclude`` and the run's budget. Per
-channel, in this order: its own ``max_diff_lines`` (over it: ``skipped``,
-``diff_too_large``), its ``on_credentials`` policy (``redact`` gets the redacted copy,
-``allow`` the verbatim one, ``refuse`` is ``skipped`` with ``credential_refused`` when an
-RM-3 pattern matches or any high-confidence credential was found — name- and entropy-judged
-values only redact), then its own ``diff_exclude`` (nothing left: ``skipped``,
-``nothing_to_review``). A skipped channel never gets an auth check and is never
-compensated. The rest get a :class:`~mmr.dispatch.plan.ChannelPlan`.
+The run-wide diff has already been through ``diff_exclude`` and the run's budget; each
+channel's own limits then skip it or cut its copy (:func:`plan_channel`, in MMR 4.0.1's
+order). A skipped channel never gets an auth check and is never compensated.
 """
 
 from __future__ import annotations
@@ -124,7 +119,10 @@ def plan_channels(names: Sequence[str], loaded: LoadedConfig, diff: PreparedDiff
 
 def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: PreparedDiff,
                  parts: PromptParts) -> PlannedChannel:
-    """The plan for one channel, or its skip (checks in the module docstring's order)."""
+    """The plan for one channel, or its skip: over its ``max_diff_lines``
+    (``diff_too_large``), ``on_credentials: refuse`` and a diff :func:`refusable` flags
+    (``credential_refused``; ``redact`` gets the redacted copy, ``allow`` the verbatim
+    one), nothing left after its ``diff_exclude`` (``nothing_to_review``)."""
     budget = channel.max_diff_lines
     if budget is not None and diff.line_count > budget:
         message = f"diff too large: {diff.line_count} lines > {budget}"
