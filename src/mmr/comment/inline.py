@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ class InlineOutcome:
     kept_open: int
 
     def to_json(self) -> dict[str, object]:
-        return dict(self.__dict__)
+        return asdict(self)
 
 
 def fingerprint(key: str) -> str:
