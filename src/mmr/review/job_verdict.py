@@ -20,10 +20,11 @@ import time
 from typing import TextIO
 
 from mmr.errors import MmrError
+from mmr.formatters.json import render_json
 from mmr.log import stderr_line
 from mmr.reconcile.verdict import exit_code
 from mmr.review.reconcile_input import external_findings, inject_channel, injected_channel_name
-from mmr.review.results import job_results, results_json, save_results
+from mmr.review.results import job_results, save_results
 from mmr.review.run import HEARTBEAT_S, ReviewOutcome, render_document
 from mmr.store.job_status import ChannelsStillRunningError, require_results_ready
 from mmr.store.jobs import JobStore
@@ -116,7 +117,7 @@ def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: st
 def _verdict(store: JobStore, job: JobRecord, fmt: str | None, *,
              include_raw: bool, terminal: bool) -> ReviewOutcome:
     results = job_results(store, job.job_id, include_raw=include_raw)
-    json_text = results_json(results)  # encoded once: for results.json and a JSON print
+    json_text = render_json(results)  # encoded once: for results.json and a JSON print
     save_results(store, results, json_text)
     # --format, else the format the review chose, else text for a person at a terminal.
     fmt = fmt or job.format or ("text" if terminal else "json")

@@ -22,7 +22,7 @@ from mmr.acks.apply import AckPolicy, apply_acks
 from mmr.acks.store import AckStore
 from mmr.config.paths import mmr_home
 from mmr.errors import StoreWriteError
-from mmr.formatters.json import dumps, results_document
+from mmr.formatters.json import render_json
 from mmr.log import stderr_line
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
 from mmr.parsers import parse_channel_output
@@ -140,25 +140,19 @@ def save_results(store: JobStore, results: ReconciledResults,
                  warn: Callable[[str], None] | None = None) -> None:
     """Overwrite the job's ``results.json`` with the JSON form, whatever was printed.
 
-    ``json_text`` is :func:`results_json` of ``results`` when the caller has it already.
+    ``json_text`` is :func:`render_json` of ``results`` when the caller has it already.
     A store that cannot take the file (disk full, read-only: a
     :class:`~mmr.errors.StoreWriteError`) costs the saved copy, never the verdict: the
     caller still prints it and exits with its code, after ``warn`` (stderr by default).
     While the run holds the job's writes (:func:`mmr.store.held.holding`) the run warns.
     """
     if results.job_id is not None:
-        text = results_json(results) if json_text is None else json_text
+        text = render_json(results) if json_text is None else json_text
         try:
             store.write_results_text(results.job_id, text)
         except StoreWriteError as exc:
             report_unsaved(store.existing(results.job_id).root, exc, warn or stderr_line,
                            store.reported_unsaved)
-
-
-def results_json(results: ReconciledResults) -> str:
-    """The ``--format json`` document, exactly as :func:`mmr.formatters.json.render_json`
-    prints it (its encoder is the fast path: a few thousand findings take seconds otherwise)."""
-    return dumps(results_document(results))
 
 
 def save_secret_findings(store: JobStore, job_id: str, findings: Sequence[Finding]) -> None:
