@@ -17,9 +17,8 @@ from mmr.reconcile.diff_filter import normalize_path
 from mmr.reconcile.stable_id import identify
 from mmr.reconcile.wording import content_words
 from mmr.store.pulls import Hunk
-from mmr.unidiff.walk import walk_diff
+from mmr.unidiff.walk import HUNK, walk_diff
 
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _LINES = re.compile(r"(?<![\d:]):\d+(?:-\d+)?\Z")  # `a.py:10` or `a.py:10-12`
 Span = tuple[int, int] | None
 
@@ -34,9 +33,9 @@ def parse_changes(zero_context_diff: str) -> dict[str, list[Hunk]]:
             old = line.file
         elif line.kind == "header" and line.text.startswith("+++ "):
             hunks = changes.setdefault(old or line.file or "", [])
-        elif line.kind == "hunk" and (match := _HUNK.match(line.prefix)):
+        elif line.kind == "hunk" and (match := HUNK.match(line.prefix)):
             start, count, new_start, new_count = (1 if g is None else int(g)
-                                                  for g in match.groups())
+                                                  for g in match.group(2, 3, 4, 5))
             hunks.append((start, count, new_start, new_count))
     return changes
 

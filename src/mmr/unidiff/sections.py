@@ -9,17 +9,16 @@ Sections start at ``diff ...`` lines, or at a ``--- ``/``+++ `` pair in a plain
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from mmr.unidiff.names import git_header_names, header_name, unquote
+from mmr.unidiff.walk import HUNK
 
 __all__ = ["FileSection", "exclude_sections", "normalize_pattern", "pathspec_matches",
            "split_sections", "unquote"]
 
-_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _GIT_OPENERS = ("diff --git ", "diff --cc ", "diff --combined ")
 _NAME_LINES = ("rename from ", "rename to ", "copy from ", "copy to ")
 _PREFIX_LETTERS = "abciwo"  # git's a/ b/ and its mnemonic prefixes
@@ -76,10 +75,10 @@ class _Splitter:
             self.preamble.append(line)
             return
         self.current.lines.append(line)
-        hunk = _HUNK.match(line)
+        hunk = HUNK.match(line)
         if hunk:
             self.current.in_body = True
-            self.left = [int(hunk[1] or 1), int(hunk[2] or 1)]
+            self.left = [int(hunk[3] or 1), int(hunk[5] or 1)]
         elif not self.current.in_body:
             self._header(self.current, line.rstrip("\r\n"))
 
