@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterator
 
 from mmr.reconcile.jstext import trim
 from mmr.reconcile.normalize import strip_line_span
-from mmr.unidiff.names import git_header_names, header_name
+from mmr.unidiff.names import git_header_names, header_name, strip_side_prefix
 
 _SLASH_RUN = re.compile(r"/{2,}")
 _HEADER_PREFIXES = ("--- ", "+++ ")
@@ -34,17 +34,13 @@ def normalize_path(path: str) -> str:
     return _SLASH_RUN.sub("/", path)
 
 
-def _strip_side_prefix(path: str) -> str:
-    return path[2:] if path.startswith(("a/", "b/")) else path
-
-
 def _diff_names(diff_text: str) -> Iterator[str]:
     for raw in diff_text.split("\n"):
         line = raw.removesuffix("\r")
         if line.startswith(_HEADER_PREFIXES):
-            yield _strip_side_prefix(header_name(line[4:]))
+            yield strip_side_prefix(header_name(line[4:]))
         elif line.startswith(_GIT_HEADER):
-            yield from map(_strip_side_prefix, git_header_names(line[len(_GIT_HEADER):]) or ())
+            yield from map(strip_side_prefix, git_header_names(line[len(_GIT_HEADER):]) or ())
         elif line.startswith(_NAME_LINES):
             yield header_name(line.split(" ", 2)[2])
 
@@ -62,7 +58,7 @@ def _location_paths(location: str) -> Iterator[str]:
     yield normalize_path(location.split(":", 1)[0])
     spanless = normalize_path(strip_line_span(trim(location)))
     yield spanless
-    yield _strip_side_prefix(spanless)
+    yield strip_side_prefix(spanless)
 
 
 def names_touched_path(location: str, touched: Collection[str]) -> bool:

@@ -48,6 +48,11 @@ def header_name(text: str) -> str:
     return text.split("\t", 1)[0]
 
 
+def strip_side_prefix(path: str) -> str:
+    """``path`` without one leading ``a/`` or ``b/`` (git's default side prefixes)."""
+    return path[2:] if path.startswith(("a/", "b/")) else path
+
+
 def git_header_names(rest: str) -> tuple[str, str] | None:
     """The two raw names of ``diff --git <old> <new>``; None when unquoted names with
     spaces cannot be told apart (a rename's ``rename from``/``to`` lines name it then)."""

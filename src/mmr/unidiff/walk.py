@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from mmr.unidiff.names import header_name
+from mmr.unidiff.names import header_name, strip_side_prefix
 
 LineKind = Literal["header", "hunk", "added", "removed", "context", "note", "other"]
 
@@ -62,8 +62,7 @@ def header_path(rest: str) -> str | None:
     path = header_name(rest)
     if path == "/dev/null":
         return None
-    if path.startswith(("a/", "b/")):
-        path = path[2:]
+    path = strip_side_prefix(path)
     while path.startswith("./"):
         path = path[2:]
     return path
