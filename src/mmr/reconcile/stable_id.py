@@ -82,7 +82,6 @@ class StableIdentity:
 
 
 def identify(finding: KeyedFinding) -> StableIdentity:
-    """Compute the stable identity of one finding."""
     location = strip_dot_slash(finding.location)
     nloc = normalize_location(location)
     ncat = normalize_category(finding.category)

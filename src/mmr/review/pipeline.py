@@ -46,7 +46,6 @@ NO_CHANNELS = "No channels enabled. Configure channels or pass --channels."
 
 
 def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
-    """Run one review and return what to print on stdout and the exit code."""
     setup = prepare_review(request, io)
     if isinstance(setup, ReviewOutcome):
         return setup
