@@ -83,7 +83,7 @@ def channel_result(entry: ChannelJobEntry, raw: str | None, log: str | None,
         return ChannelResult(status="failed", elapsed=elapsed, findings=[],
                              raw_output=raw_output, error=parsed.description, **extras)
     placed = sort_findings(parsed.findings, scope)
-    # Reference quirk (KEEP): an empty reply a parser accepted is flagged, not failed.
+    # As MMR 4.0.1 does: an empty reply a parser accepted is flagged, not failed.
     error = LOAD_FAILURE if raw == "" else None
     return ChannelResult(status="completed", elapsed=elapsed, findings=placed.in_diff,
                          raw_output=raw_output, error=error,
