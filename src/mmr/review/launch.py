@@ -69,7 +69,7 @@ def start_worker(store: JobStore, job_id: str, plan: JobPlan, *, cwd: Path) -> S
     Raises :class:`MmrError` when the worker cannot be started or dies before it has read
     its plan (the job then shows ``worker_died`` on the next ``mmr status``).
     """
-    payload = WorkerPlan.for_job(job_id, store.root, plan).to_json()
+    payload = WorkerPlan.for_job(job_id, store.root, plan).model_dump_json().encode()
     log_path = store.worker_log_path(job_id)
     gate_read, gate_write = os.pipe()
     with store.acquire_worker_lock(job_id) as lock:

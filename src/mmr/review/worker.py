@@ -71,7 +71,7 @@ def run_worker(job_id: str, lock_fd: int, payload: bytes, gate_fd: int) -> int:
     with WorkerLock.adopt(lock_fd):
         os.set_inheritable(lock_fd, False)  # channel processes must not keep the job locked
         os.set_inheritable(gate_fd, False)
-        plan = WorkerPlan.from_json(payload)
+        plan = WorkerPlan.model_validate_json(payload)
         if plan.job_id != job_id:
             raise MmrError(f"run plan is for job {plan.job_id}, not {job_id}")
         store = JobStore(Path(plan.jobs_root))
