@@ -18,7 +18,7 @@ deleted, only listed under ``skipped``. An ack with no readable date at all is k
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -57,11 +57,7 @@ class PruneReport:
             "scope": self.scope,
             "dry_run": self.dry_run,
             "retention_days": self.retention_days,
-            "removed": [
-                {"finding_key": r.finding_key, "scope": r.scope, "path": r.path,
-                 "last_seen": r.last_seen}
-                for r in self.removed
-            ],
+            "removed": [asdict(r) for r in self.removed],
             "kept": self.kept,
             "skipped": self.skipped,
         }

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,12 +20,11 @@ from mmr.secrets.redact import redact_channel
 KEY_VERSION = 1
 
 
-def executable_identity(executable: str | None, path_env: str | None = None) -> str | None:
+def executable_identity(executable: str | None) -> str | None:
     """``realpath:size:mtime_ns`` of the executable on PATH; None when it is not found."""
     if executable is None:
         return None
-    found = shutil.which(executable, path=path_env if path_env is not None
-                         else os.environ.get("PATH"))
+    found = shutil.which(executable)
     if found is None:
         return None
     real = Path(found).resolve()

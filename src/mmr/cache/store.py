@@ -118,9 +118,6 @@ class ReviewCache:
             total -= size
         return removed
 
-    def size(self) -> int:
-        return sum(stat.st_size for _, stat in self.entries())
-
 
 def open_review_cache(home: Path, *, max_age_days: float, max_size_mb: int) -> ReviewCache:
     """The cache under ``<home>/cache/reviews`` with ``defaults.cache``'s limits."""

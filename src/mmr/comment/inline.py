@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from mmr.errors import GitError
 from mmr.formatters.labels import run_total_line, verdict_label
 from mmr.fs import read_bytes_nofollow
 from mmr.models import ReconciledFinding, ReconciledResults
+from mmr.prompt.assemble import diff_fence
 from mmr.reconcile.anchoring import split_location
 from mmr.reconcile.calibrated import line_range
 from mmr.reconcile.diff_filter import normalize_path
@@ -47,7 +48,7 @@ class InlineOutcome:
     kept_open: int
 
     def to_json(self) -> dict[str, object]:
-        return dict(self.__dict__)
+        return asdict(self)
 
 
 def fingerprint(key: str) -> str:
@@ -119,8 +120,7 @@ def _comment_text(finding: ReconciledFinding, suggestion: bool) -> str:
     if finding.suggestion:
         lines += ["", f"Suggestion: {inert(finding.suggestion)}"]
     if suggestion and finding.replacement is not None:
-        fence = "`" * max(3, 1 + max((len(r) for r in re.findall("`+", finding.replacement)),
-                                     default=0))
+        fence = diff_fence(finding.replacement)
         lines += ["", fence + "suggestion", finding.replacement.rstrip("\n"), fence]
     return "\n".join([*lines, "", fingerprint(finding.finding_key)])
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -27,8 +27,7 @@ class CommentOutcome:
     resolved: int
 
     def to_json(self) -> dict[str, object]:
-        return {"action": self.action, "comment_id": self.comment_id, "url": self.url,
-                "resolved": self.resolved}
+        return asdict(self)
 
 
 def find_sticky(pr: int, cwd: Path) -> dict[str, object] | None:

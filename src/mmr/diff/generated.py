@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from mmr.diff.shards import file_sections
+from mmr.unidiff.sections import split_sections
 from mmr.unidiff.walk import walk_diff
 
 #: Names (any directory) and path patterns that are generated or vendored by convention.
@@ -69,7 +69,7 @@ def generated_files(diff: str, gitattributes: str | None) -> tuple[GeneratedFile
     """The files of ``diff`` that are generated, vendored or lock files, in diff order."""
     rules = _attribute_rules(gitattributes or "")
     found: list[GeneratedFile] = []
-    for section in file_sections(diff)[1]:
+    for section in split_sections(diff)[1]:
         if not any(is_generated(path, rules) for path in section.paths):
             continue
         # Counted by the diff walker: a removed "-- comment" line is not a "--- " header.

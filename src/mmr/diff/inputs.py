@@ -52,8 +52,6 @@ class DiffInput:
 
     text: str
     source: DiffSource
-    base_ref: str | None
-    head_ref: str | None
     excluded_files: tuple[str, ...]
     line_count: int
     proposed: ProposedChanges
@@ -141,9 +139,9 @@ def _from_text(raw: str, source: DiffSource, patterns: Sequence[str],
     if not raw.strip():
         raise DiffError(EMPTY_DIFF_MESSAGE)
     text, excluded = exclude_sections(raw, patterns)
-    return DiffInput(text=text, source=source, base_ref=None, head_ref=None,
-                     excluded_files=tuple(excluded), line_count=count_diff_lines(text),
-                     proposed=detect_proposed_changes(raw), pr_number=pr_number)
+    return DiffInput(text=text, source=source, excluded_files=tuple(excluded),
+                     line_count=count_diff_lines(text), proposed=detect_proposed_changes(raw),
+                     pr_number=pr_number)
 
 
 def _from_git(scope: git.DiffScope, source: DiffSource, cwd: Path,
@@ -152,9 +150,8 @@ def _from_git(scope: git.DiffScope, source: DiffSource, cwd: Path,
     excluded = git.diff_paths(scope, cwd, only=patterns)
     if not text.strip() and not excluded:
         raise (NothingUncommittedError if source == "working" else DiffError)(EMPTY_DIFF_MESSAGE)
-    return DiffInput(text=text, source=source, base_ref=scope.base,
-                     head_ref=scope.head if scope.base is not None else None,
-                     excluded_files=tuple(excluded), line_count=count_diff_lines(text),
+    return DiffInput(text=text, source=source, excluded_files=tuple(excluded),
+                     line_count=count_diff_lines(text),
                      proposed=detect_proposed_changes(text, extra_paths=excluded))
 
 

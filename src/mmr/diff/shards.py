@@ -8,7 +8,6 @@ large for one shard is cut between hunks, each piece under the file's header lin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from mmr.unidiff.sections import FileSection, split_sections
 
@@ -65,16 +64,9 @@ def _pieces(section: FileSection, budget: int) -> list[tuple[str, int]]:
     return pieces
 
 
-@lru_cache(maxsize=4)
-def file_sections(diff: str) -> tuple[str, tuple[FileSection, ...]]:
-    """The diff's file sections, split once however many channels cut it."""
-    preamble, sections = split_sections(diff)
-    return preamble, tuple(sections)
-
-
 def shard_diff(diff: str, budget: int) -> list[Shard]:
     """``diff`` in shards of at most ``budget`` estimated tokens where cuts allow, in order."""
-    preamble, sections = file_sections(diff)
+    preamble, sections = split_sections(diff)
     shards: list[Shard] = []
     text, files, tokens = [preamble], list[str](), estimate_tokens(preamble)
     for section in sections:

@@ -96,11 +96,9 @@ def list_files(source: TreeSource) -> list[TreeFile]:
     return list(files.values())
 
 
-def list_commit(commit: str, root: Path, paths: Sequence[str] = ()) -> list[TreeFile]:
-    """The regular files of ``commit`` (only ``paths`` when given), with their sizes."""
+def list_commit(commit: str, root: Path) -> list[TreeFile]:
+    """The regular files of ``commit``, with their sizes."""
     args = ["ls-tree", "-r", "-l", "-z", "--full-tree", commit]
-    if paths:
-        args += ["--", *(f":(literal){p}" for p in paths)]
     files = []
     for record in _records(git_output(args, root)):
         meta, path = record.split("\t", 1)

@@ -54,10 +54,6 @@ def new_mark() -> str:
     return f"{_SCOPE}:{next(_counter)}"
 
 
-def scope() -> str:
-    return _SCOPE
-
-
 class _Proc(NamedTuple):
     pid: int
     ppid: int

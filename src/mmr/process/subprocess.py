@@ -63,13 +63,12 @@ class _Capture:
     cannot fill the disk any more than the memory.
     """
 
-    def __init__(self, limit: int | None, file: BinaryIO | None = None,
-                 path: Path | None = None) -> None:
+    def __init__(self, limit: int | None, file: BinaryIO | None = None) -> None:
         self.limit = limit
         self.file = file
-        self.path = path  # the tee's, for messages (``file.name`` is only its descriptor)
         self.total = 0
-        self.error: str | None = None
+        #: The tee refused a write (a full disk): the rest of the head stays in memory only.
+        self.failed = False
         self._chunks: list[bytes] = []
         self._kept = 0
 
@@ -79,20 +78,17 @@ class _Capture:
         if room:
             self._chunks.append(chunk[:room])
             self._kept += min(room, len(chunk))
-        if self.file is not None and self.error is None and room:
+        if self.file is not None and not self.failed and room:
             try:
                 self.file.write(chunk[:room])
-            except OSError as exc:
-                self.error = f"cannot write stdout to {self.path}: {exc.strerror}"
+            except OSError:
+                self.failed = True
 
     def close(self) -> None:
-        """Close the spool; a full disk refusing its last buffer is noted, not raised."""
-        if self.file is None:
-            return
-        try:
-            self.file.close()
-        except OSError as exc:
-            self.error = self.error or f"cannot write stdout to {self.path}: {exc.strerror}"
+        """Close the spool; a full disk refusing its last buffer is not an error."""
+        if self.file is not None:
+            with suppress(OSError):
+                self.file.close()
 
     @property
     def truncated(self) -> bool:
@@ -214,17 +210,14 @@ async def run_process(
     problem = _precheck(req)
     if problem is not None:
         return spawn_failure(req, problem, started, not_found=False)
-    spool_error = None
     try:
         tee = _open_private(req.stdout_path) if req.stdout_path is not None else None
     except OSError as exc:
         if exc.errno not in WRITE_FAULTS:
             return spawn_failure(req, f"cannot write stdout to {req.stdout_path}: {exc.strerror}",
                                  started, not_found=False)
-        # A full or read-only store: the reply is still read into memory, only unspooled.
-        tee, spool_error = None, f"cannot write stdout to {req.stdout_path}: {exc.strerror}"
-    out = _Capture(req.max_capture_bytes, tee, req.stdout_path)
-    out.error = spool_error
+        tee = None  # a full or read-only store: the reply is still read into memory, unspooled
+    out = _Capture(req.max_capture_bytes, tee)
     err = _Capture(req.max_stderr_bytes)
     become_subreaper()
     mark = new_mark()
@@ -260,7 +253,6 @@ async def run_process(
                                       elapsed_s=time.monotonic() - started, timed_out=timed_out,
                                       stdout=out.data(), stdout_bytes=out.total,
                                       truncated=out.truncated, stderr=err.data(),
-                                      stderr_truncated=err.truncated, output_error=out.error,
-                                      gave_up=gave_up)
+                                      stderr_truncated=err.truncated, gave_up=gave_up)
     log.debug("process.settled", outcome=repr(outcome))
     return outcome

@@ -51,5 +51,4 @@ def run_captured(req: ProcessRequest) -> ProcessOutcome:
         stdout=stdout if limit is None else stdout[:limit], stdout_bytes=total,
         truncated=limit is not None and total > limit,
         stderr=stderr[: req.max_stderr_bytes], stderr_truncated=len(stderr) > req.max_stderr_bytes,
-        output_error=None,
     )

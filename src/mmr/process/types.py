@@ -126,8 +126,6 @@ class ProcessOutcome:
     truncated: bool = False
     stdout_bytes: int = 0
     stderr_truncated: bool = False
-    #: Writing the stdout file failed part-way (the in-memory head is still complete).
-    output_error: str | None = None
     pid: int | None = None
     #: The request's ``give_up`` stopped the child before it settled.
     gave_up: bool = False
@@ -177,12 +175,11 @@ def spawn_failure(
 def outcome_from_returncode(req: ProcessRequest, *, returncode: int | None, pid: int,
                             elapsed_s: float, timed_out: bool, stdout: bytes, stdout_bytes: int,
                             truncated: bool, stderr: bytes, stderr_truncated: bool,
-                            output_error: str | None, gave_up: bool = False) -> ProcessOutcome:
+                            gave_up: bool = False) -> ProcessOutcome:
     """The outcome for a child that ran; a negative return code means a signal death."""
     killed_by = signal.Signals(-returncode) if returncode is not None and returncode < 0 else None
     return ProcessOutcome(label=req.label, argv0=req.argv[0],
                           rc=returncode if returncode is not None and returncode >= 0 else None,
                           stdout=stdout, stderr=stderr, elapsed_s=elapsed_s, timed_out=timed_out,
                           killed_by=killed_by, truncated=truncated, stdout_bytes=stdout_bytes,
-                          stderr_truncated=stderr_truncated, output_error=output_error, pid=pid,
-                          gave_up=gave_up)
+                          stderr_truncated=stderr_truncated, pid=pid, gave_up=gave_up)

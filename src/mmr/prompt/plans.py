@@ -1,13 +1,8 @@
 """What each channel is sent: its copy of the diff, its prompt, timeout and parser.
 
-The run-wide diff has already been through ``diff_exclude`` and the run's budget. Per
-channel, in this order: its own ``max_diff_lines`` (over it: ``skipped``,
-``diff_too_large``), its ``on_credentials`` policy (``redact`` gets the redacted copy,
-``allow`` the verbatim one, ``refuse`` is ``skipped`` with ``credential_refused`` when an
-RM-3 pattern matches or any high-confidence credential was found — name- and entropy-judged
-values only redact), then its own ``diff_exclude`` (nothing left: ``skipped``,
-``nothing_to_review``). A skipped channel never gets an auth check and is never
-compensated. The rest get a :class:`~mmr.dispatch.plan.ChannelPlan`.
+The run-wide diff has already been through ``diff_exclude`` and the run's budget; each
+channel's own limits then skip it or cut its copy (:func:`plan_channel`, in MMR 4.0.1's
+order). A skipped channel never gets an auth check and is never compensated.
 """
 
 from __future__ import annotations
@@ -20,7 +15,7 @@ from mmr.config.channel_schema import HttpChannel
 from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.diff.generated import GeneratedFile
-from mmr.diff.shards import estimate_tokens, file_sections, shard_diff
+from mmr.diff.shards import estimate_tokens, shard_diff
 from mmr.dispatch.findings_schema import (
     coerce_parser_for_schema_flags,
     has_findings_schema_flag,
@@ -37,7 +32,7 @@ from mmr.secrets.credentials import (
     redaction_warning,
     refusable,
 )
-from mmr.unidiff.sections import exclude_files, exclude_sections, normalize_pattern
+from mmr.unidiff.sections import exclude_files, exclude_sections, normalize_pattern, split_sections
 
 NOTHING_TO_REVIEW = "nothing left to review after the channel's diff_exclude"
 SUMMARISED_NOTE = "## Summarised Files\nGenerated, vendored or lock files changed, not shown:"
@@ -124,7 +119,10 @@ def plan_channels(names: Sequence[str], loaded: LoadedConfig, diff: PreparedDiff
 
 def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: PreparedDiff,
                  parts: PromptParts) -> PlannedChannel:
-    """The plan for one channel, or its skip (checks in the module docstring's order)."""
+    """The plan for one channel, or its skip: over its ``max_diff_lines``
+    (``diff_too_large``), ``on_credentials: refuse`` and a diff :func:`refusable` flags
+    (``credential_refused``; ``redact`` gets the redacted copy, ``allow`` the verbatim
+    one), nothing left after its ``diff_exclude`` (``nothing_to_review``)."""
     budget = channel.max_diff_lines
     if budget is not None and diff.line_count > budget:
         message = f"diff too large: {diff.line_count} lines > {budget}"
@@ -154,7 +152,7 @@ def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: Prepar
     shards: tuple[ShardPlan, ...] = ()
     if budget is not None and tokens > budget:
         files = _listing("", [json.dumps(s.display_path, ensure_ascii=False)
-                              for s in file_sections(text)[1]])
+                              for s in split_sections(text)[1]])
         fixed = estimate_tokens(prompt("", [_part_note(999, 999) + files]))
         cuts = shard_diff(text, max(int(SHARD_FILL * budget) - fixed, 1))
         if len(cuts) > 1:

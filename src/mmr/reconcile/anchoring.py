@@ -27,6 +27,7 @@ from mmr.models import Finding
 from mmr.parsers.citations import path_exists_under
 from mmr.reconcile.diff_filter import names_touched_path, normalize_path, touched_paths
 from mmr.reconcile.jstext import trim
+from mmr.unidiff.names import strip_side_prefix
 from mmr.unidiff.walk import walk_diff
 
 FindingPlace = Literal["in_diff", "outside_diff", "unanchored"]
@@ -119,9 +120,7 @@ def split_location(location: str) -> tuple[str, int | None]:
 
 
 def _repo_relative(path: str, repo_root: Path | None) -> str:
-    path = normalize_path(path)
-    if path.startswith(("a/", "b/")):
-        path = path[2:]
+    path = strip_side_prefix(normalize_path(path))
     if posixpath.isabs(path) and repo_root is not None:
         try:
             root = str(repo_root.resolve()).rstrip("/") + "/"

@@ -12,7 +12,7 @@ from itertools import groupby
 
 from mmr.models import Finding
 from mmr.reconcile.collation import CollateKey, collate_key
-from mmr.reconcile.stable_id import BatchIdentifier, StableIdentity
+from mmr.reconcile.stable_id import StableIdentity, identify
 
 
 @dataclass(slots=True, eq=False)
@@ -50,9 +50,8 @@ class Attributed:
 
 def attribute(channel_findings: Mapping[str, Sequence[Finding]]) -> list[Attributed]:
     """Every finding with its identity, in MMR 4.0.1's visiting order."""
-    identifier = BatchIdentifier()
     attributed = [
-        Attributed(source, finding, identifier.identify(finding))
+        Attributed(source, finding, identify(finding))
         for source, findings in channel_findings.items()
         for finding in findings
     ]

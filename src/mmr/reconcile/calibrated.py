@@ -202,9 +202,7 @@ class CalibratedGrouper:
     def _add(self, placed: _Placed, f: Attributed, described: frozenset[str],
              span: tuple[int, int] | None) -> None:
         group = placed.group
-        group.members.append(f)
-        group.location_by_source.setdefault(f.source, f.location)
-        group.raw_locations.add(f.location)
+        group.add(f)
         placed.terms.append(described)
         if self._index is not None and described:
             self._index.add(described, placed)
@@ -356,9 +354,7 @@ def group_calibrated(findings: Sequence[Attributed]) -> list[Group]:
     for order, members in enumerate(found):
         group = Group(order, members[0], collate_key(members[0].ident.normalized_location))
         for f in members:
-            group.members.append(f)
-            group.location_by_source.setdefault(f.source, f.location)
-            group.raw_locations.add(f.location)
+            group.add(f)
         groups.append(group)
     return groups
 

@@ -17,9 +17,8 @@ from mmr.reconcile.diff_filter import normalize_path
 from mmr.reconcile.stable_id import identify
 from mmr.reconcile.wording import content_words
 from mmr.store.pulls import Hunk
-from mmr.unidiff.walk import header_path
+from mmr.unidiff.walk import HUNK, walk_diff
 
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _LINES = re.compile(r"(?<![\d:]):\d+(?:-\d+)?\Z")  # `a.py:10` or `a.py:10-12`
 Span = tuple[int, int] | None
 
@@ -29,19 +28,15 @@ def parse_changes(zero_context_diff: str) -> dict[str, list[Hunk]]:
     changes: dict[str, list[Hunk]] = {}
     hunks: list[Hunk] = []
     old: str | None = None
-    body = 0  # lines of the hunk still to come: a removed "--- x" line is not a header
-    for line in zero_context_diff.splitlines():
-        if body > 0:
-            body -= line[:1] in ("+", "-")
-        elif line.startswith("--- "):
-            old = header_path(line[4:])
-        elif line.startswith("+++ "):
-            hunks = changes.setdefault(old or header_path(line[4:]) or "", [])
-        elif match := _HUNK.match(line):
+    for line in walk_diff(zero_context_diff):
+        if line.kind == "header" and line.text.startswith("--- "):
+            old = line.file
+        elif line.kind == "header" and line.text.startswith("+++ "):
+            hunks = changes.setdefault(old or line.file or "", [])
+        elif line.kind == "hunk" and (match := HUNK.match(line.prefix)):
             start, count, new_start, new_count = (1 if g is None else int(g)
-                                                  for g in match.groups())
+                                                  for g in match.group(2, 3, 4, 5))
             hunks.append((start, count, new_start, new_count))
-            body = count + new_count
     return changes
 
 

@@ -18,13 +18,12 @@ from collections.abc import Collection, Iterator
 
 from mmr.reconcile.jstext import trim
 from mmr.reconcile.normalize import strip_line_span
-from mmr.unidiff.names import header_name, unquote
+from mmr.unidiff.names import git_header_names, header_name, strip_side_prefix
 
 _SLASH_RUN = re.compile(r"/{2,}")
 _HEADER_PREFIXES = ("--- ", "+++ ")
 _NAME_LINES = ("rename from ", "rename to ", "copy from ", "copy to ")
 _GIT_HEADER = "diff --git "
-_B_SIDE = re.compile(" (?=b/)")
 
 
 def normalize_path(path: str) -> str:
@@ -35,39 +34,13 @@ def normalize_path(path: str) -> str:
     return _SLASH_RUN.sub("/", path)
 
 
-def _strip_side_prefix(path: str) -> str:
-    return path[2:] if path.startswith(("a/", "b/")) else path
-
-
-def _git_header_names(rest: str) -> list[str]:
-    """Both names of ``diff --git a/x b/y``; ambiguous unquoted names with spaces are
-    split where the two sides name the same file (the common, non-rename case)."""
-    if rest.startswith('"'):
-        first, after = unquote(rest)
-        return [first, header_name(after.lstrip(" "))]
-    if rest.endswith('"') and ' "' in rest:
-        first, second = rest.split(' "', 1)
-        return [first, unquote('"' + second)[0]]
-    # A space at i leaves sides of i and len - i - 1 characters; equal once a 2-character
-    # a/ or b/ is dropped from either, they put 2i at len - 3, len - 1 or len + 1. Trying
-    # only those keeps a long header linear (splitting at every space was quadratic).
-    for twice in (len(rest) - 3, len(rest) - 1, len(rest) + 1):
-        i = twice // 2
-        if twice % 2 == 0 and 0 <= i < len(rest) and rest[i] == " ":
-            a, b = rest[:i], rest[i + 1 :]
-            if _strip_side_prefix(a) == _strip_side_prefix(b):
-                return [a, b]
-    prefixed = [m.start() for m in _B_SIDE.finditer(rest)]
-    return [rest[: prefixed[0]], rest[prefixed[0] + 1 :]] if len(prefixed) == 1 else []
-
-
 def _diff_names(diff_text: str) -> Iterator[str]:
     for raw in diff_text.split("\n"):
         line = raw.removesuffix("\r")
         if line.startswith(_HEADER_PREFIXES):
-            yield _strip_side_prefix(header_name(line[4:]))
+            yield strip_side_prefix(header_name(line[4:]))
         elif line.startswith(_GIT_HEADER):
-            yield from map(_strip_side_prefix, _git_header_names(line[len(_GIT_HEADER) :]))
+            yield from map(strip_side_prefix, git_header_names(line[len(_GIT_HEADER):]) or ())
         elif line.startswith(_NAME_LINES):
             yield header_name(line.split(" ", 2)[2])
 
@@ -85,7 +58,7 @@ def _location_paths(location: str) -> Iterator[str]:
     yield normalize_path(location.split(":", 1)[0])
     spanless = normalize_path(strip_line_span(trim(location)))
     yield spanless
-    yield _strip_side_prefix(spanless)
+    yield strip_side_prefix(spanless)
 
 
 def names_touched_path(location: str, touched: Collection[str]) -> bool:

@@ -43,6 +43,11 @@ class Group:
         """A channel appears twice in a group only at the identical raw location."""
         return self.location_by_source.get(f.source, f.location) == f.location
 
+    def add(self, f: Attributed) -> None:
+        self.members.append(f)
+        self.location_by_source.setdefault(f.source, f.location)
+        self.raw_locations.add(f.location)
+
     def rank(self, f: Attributed) -> tuple[bool, int, str, CollateKey]:
         """Sort key of ``best``: same raw location first, then score, key, location."""
         mine, theirs = self.founder.signature, f.signature
@@ -136,9 +141,6 @@ class Grouper:
         return group
 
     def _add(self, group: Group, f: Attributed) -> None:
-        group.members.append(f)
-        group.location_by_source.setdefault(f.source, f.location)
-        if f.location not in group.raw_locations:
-            group.raw_locations.add(f.location)
-            if group.founder.grams:
-                self._by_raw_location.setdefault(f.location, []).append(group)
+        if f.location not in group.raw_locations and group.founder.grams:
+            self._by_raw_location.setdefault(f.location, []).append(group)
+        group.add(f)

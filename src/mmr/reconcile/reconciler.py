@@ -108,8 +108,8 @@ def reconcile(channel_findings: Mapping[str, Sequence[Finding]], *,
     not in it are their own reviewer, as in MMR 4.0.1. ``rule="reference"`` groups by
     MMR 4.0.1's rule and writes what MMR 4.0.1 writes (no ``members``).
     """
-    # Reconciling makes no reference cycles (``test_reconcile_leaves_no_cyclic_garbage``),
-    # so collector passes free nothing here, yet cost a third of a run of 20,000 findings.
+    # Reconciling makes no reference cycles, so collector passes free nothing here, yet
+    # cost a third of a run of 20,000 findings.
     paused = gc.isenabled()
     gc.disable()
     try:

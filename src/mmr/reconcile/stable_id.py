@@ -56,23 +56,9 @@ def _shingle_grams(normalized: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(grams))
 
 
-_DescriptionParts = tuple[str, str, tuple[str, ...]]
-_SuggestionParts = tuple[str, str]
-
-
-def _description_parts(description: str) -> _DescriptionParts:
-    normalized = normalize_description(description)
-    return normalized, sha1_hex(normalized), _shingle_grams(normalized)
-
-
-def _suggestion_parts(suggestion: str) -> _SuggestionParts:
-    normalized = normalize_suggestion(suggestion)
-    return normalized, sha1_hex(normalized)
-
-
 def description_shingle(description: str) -> list[str]:
     """Distinct 5-code-unit grams of the modal-normalised description."""
-    return list(_description_parts(description)[2])
+    return list(_shingle_grams(normalize_description(description)))
 
 
 def _escape(text: str) -> str:
@@ -95,64 +81,19 @@ class StableIdentity:
     description_shingle: tuple[str, ...]
 
 
-_LocationParts = tuple[str, str, str]
-
-
-def _location_parts(raw_location: str) -> _LocationParts:
-    """The location after the ``./`` strip, its normal form, and that escaped for the key."""
-    location = strip_dot_slash(raw_location)
+def identify(finding: KeyedFinding) -> StableIdentity:
+    location = strip_dot_slash(finding.location)
     nloc = normalize_location(location)
-    return location, nloc, _escape(nloc)
-
-
-def _assemble_identity(location: _LocationParts, ncat: str, description: _DescriptionParts,
-                       suggestion: _SuggestionParts) -> StableIdentity:
-    raw, nloc, escaped_nloc = location
-    ndesc, desc_sha1, shingle = description
-    nsug, sug_sha1 = suggestion
-    preimage = f"{escaped_nloc}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
-    return StableIdentity(location=raw, normalized_location=nloc, normalized_category=ncat,
+    ncat = normalize_category(finding.category)
+    ndesc = normalize_description(finding.description)
+    nsug = normalize_suggestion(finding.suggestion)
+    desc_sha1, sug_sha1 = sha1_hex(ndesc), sha1_hex(nsug)
+    preimage = f"{_escape(nloc)}|{_escape(ncat)}|{desc_sha1}|{sug_sha1}"
+    return StableIdentity(location=location, normalized_location=nloc, normalized_category=ncat,
                           normalized_description=ndesc, normalized_suggestion=nsug,
                           description_sha1=desc_sha1, suggestion_sha1=sug_sha1,
                           key_preimage=preimage, finding_key=sha1_hex(preimage),
-                          description_shingle=shingle)
-
-
-def identify(finding: KeyedFinding) -> StableIdentity:
-    """Compute the stable identity of one finding."""
-    return _assemble_identity(_location_parts(finding.location),
-                              normalize_category(finding.category),
-                              _description_parts(finding.description),
-                              _suggestion_parts(finding.suggestion))
-
-
-class BatchIdentifier:
-    """:func:`identify` for many findings, normalising each distinct text once.
-
-    Channels often repeat a description or a suggestion word for word, and a location
-    more often still; the memo lives only as long as the batch, so nothing is retained
-    between reconciliations.
-    """
-
-    def __init__(self) -> None:
-        self._descriptions: dict[str, _DescriptionParts] = {}
-        self._suggestions: dict[str, _SuggestionParts] = {}
-        self._locations: dict[str, _LocationParts] = {}
-
-    def identify(self, finding: KeyedFinding) -> StableIdentity:
-        description = self._descriptions.get(finding.description)
-        if description is None:
-            description = _description_parts(finding.description)
-            self._descriptions[finding.description] = description
-        suggestion = self._suggestions.get(finding.suggestion)
-        if suggestion is None:
-            suggestion = _suggestion_parts(finding.suggestion)
-            self._suggestions[finding.suggestion] = suggestion
-        location = self._locations.get(finding.location)
-        if location is None:
-            location = self._locations[finding.location] = _location_parts(finding.location)
-        return _assemble_identity(location, normalize_category(finding.category), description,
-                                  suggestion)
+                          description_shingle=_shingle_grams(ndesc))
 
 
 def finding_key(finding: KeyedFinding) -> str:

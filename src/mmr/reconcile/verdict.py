@@ -45,11 +45,6 @@ def blocking_count(findings: Sequence[ReconciledFinding], fix_threshold: Severit
     return sum(is_blocking(f, fix_threshold) for f in findings)
 
 
-def advisory_count(findings: Sequence[ReconciledFinding], fix_threshold: Severity) -> int:
-    """Findings that do not block: acknowledged ones and those below the threshold."""
-    return len(findings) - blocking_count(findings, fix_threshold)
-
-
 def effective_floor(min_completed_channels: int | None) -> int:
     """The job's floor; a job without one predates 4.0.0 and keeps floor 1."""
     return LEGACY_FLOOR if min_completed_channels is None else min_completed_channels

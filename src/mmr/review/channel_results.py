@@ -11,7 +11,6 @@ good reply are sorted by place: ``findings`` holds those naming a file the diff 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +43,6 @@ SKIP_REASON_TEXT = {
 }
 
 
-@dataclass(frozen=True)
-class ChannelFilesView:
-    """What the results pipeline reads of one channel besides its job entry."""
-
-    output: str | None
-    log: str | None
-
-
 def cut_log(text: str) -> str:
     """The trimmed text, cut to its first 1,000 characters (UTF-16 units, as JavaScript
     counts them) plus ``…`` when longer."""
@@ -70,14 +61,15 @@ def entry_elapsed(entry: ChannelJobEntry) -> str:
     return entry.elapsed or "0s"
 
 
-def channel_result(entry: ChannelJobEntry, files: ChannelFilesView, scope: DiffScope | None, *,
-                   include_raw: bool = False, repo_root: Path | None = None) -> ChannelResult:
-    """The channel's ``per_channel`` entry, its findings sorted by place."""
+def channel_result(entry: ChannelJobEntry, raw: str | None, log: str | None,
+                   scope: DiffScope | None, *, include_raw: bool = False,
+                   repo_root: Path | None = None) -> ChannelResult:
+    """The channel's ``per_channel`` entry from its job entry, saved reply and log; its
+    findings sorted by place."""
     extras = _extras(entry)
     elapsed = entry_elapsed(entry)
     if entry.status != "completed":
-        return _not_completed(entry, files, elapsed, include_raw, extras)
-    raw = files.output
+        return _not_completed(entry, raw, log, elapsed, include_raw=include_raw, extras=extras)
     raw_output = raw if include_raw else None
     if raw is None:
         return ChannelResult(status="failed", elapsed=elapsed, findings=[], error=LOAD_FAILURE,
@@ -91,7 +83,7 @@ def channel_result(entry: ChannelJobEntry, files: ChannelFilesView, scope: DiffS
         return ChannelResult(status="failed", elapsed=elapsed, findings=[],
                              raw_output=raw_output, error=parsed.description, **extras)
     placed = sort_findings(parsed.findings, scope)
-    # Reference quirk (KEEP): an empty reply a parser accepted is flagged, not failed.
+    # As MMR 4.0.1 does: an empty reply a parser accepted is flagged, not failed.
     error = LOAD_FAILURE if raw == "" else None
     return ChannelResult(status="completed", elapsed=elapsed, findings=placed.in_diff,
                          raw_output=raw_output, error=error,
@@ -99,15 +91,15 @@ def channel_result(entry: ChannelJobEntry, files: ChannelFilesView, scope: DiffS
                          unanchored_findings=placed.unanchored or None, note=parsed.note, **extras)
 
 
-def _not_completed(entry: ChannelJobEntry, files: ChannelFilesView, elapsed: str,
+def _not_completed(entry: ChannelJobEntry, raw: str | None, log: str | None, elapsed: str, *,
                    include_raw: bool, extras: dict[str, Any]) -> ChannelResult:
-    log = cut_log(files.log) if files.log and trim(files.log) else None
-    detail = log or entry.error
+    shown = cut_log(log) if log and trim(log) else None
+    detail = shown or entry.error
     error: str | None = None
     raw_output: str | None = None
     if entry.reason in PARSE_REASONS:
         error = detail or _STATUS_ERRORS.get(entry.status)
-        raw_output = files.output if include_raw else None
+        raw_output = raw if include_raw else None
     elif entry.status == "skipped" and entry.reason:
         error = "Channel skipped: " + (detail or SKIP_REASON_TEXT.get(entry.reason, entry.reason))
     elif entry.status in _STATUS_ERRORS:

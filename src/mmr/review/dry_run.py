@@ -68,7 +68,6 @@ def auth_check(result: GateResult) -> str | None:
 
 
 def channel_entry(result: GateResult, repo_root: Path) -> dict[str, Any]:
-    """One channel of the JSON form."""
     plan = result.planned.plan
     return {
         "channel": result.name,

@@ -29,13 +29,13 @@ from mmr.dispatch.workspace import export_workspace, uses_workspace
 from mmr.errors import MmrError
 from mmr.formatters.json import dumps
 from mmr.models import ReconciledResults
+from mmr.reconcile.verdict import exit_code
 from mmr.review.compensate import plan_compensation, run_compensation
 from mmr.review.incremental import record_pull_review
 from mmr.review.launch import start_worker
 from mmr.review.preflight import GateResult, no_channel_passed_message
 from mmr.review.results import (
     job_results,
-    results_exit_code,
     save_results,
     save_secret_findings,
 )
@@ -64,7 +64,7 @@ def wait_budget(setup: ReviewSetup) -> float:
 
 
 def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
-    """Steps 20, 21, 23: the job (every channel ``dispatched``), its session, prompt and diff."""
+    """The job (every channel ``dispatched``), its session link, prompt and diff."""
     request, loaded, trust = setup.request, setup.loaded, setup.trust
     record = store.create_job(
         setup.channel_names,
@@ -99,7 +99,7 @@ def create_review_job(setup: ReviewSetup, store: JobStore) -> str:
 
 def record_gate_results(store: JobStore, job_id: str, gate: Sequence[GateResult],
                         progress: Progress | None) -> None:
-    """Step 22: each channel that will not be dispatched gets its status."""
+    """Each channel that will not be dispatched gets its status."""
     for result in gate:
         planned = result.planned
         if planned.excluded_files or planned.summarised_files:
@@ -133,7 +133,7 @@ def review_cache(config: CacheConfig) -> ReviewCache | None:
 
 def dispatch_job(job_plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResult],
                  io: ReviewIO) -> None:
-    """Steps 24–25: dispatch the channels that passed, then the compensating passes, in
+    """Dispatch the channels that passed, then the compensating passes, in
     the review workspace when a channel runs in one (removed when the dispatch ends)."""
     plans = [replace(r.planned.plan, served_model=r.auth.served_model if r.auth else None)
              for r in gate if r.passed and r.planned.plan is not None]
@@ -203,11 +203,11 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
     held = None
     try:
         with holding(store.existing(job_id).root) as held:
-            record_gate_results(store, job_id, gate, io.progress)            # 22
+            record_gate_results(store, job_id, gate, io.progress)
             if gated is not None:
                 gated()
-            dispatch_job(plan, store, job_id, gate, io)                      # 24, 25
-            results = job_results(store, job_id, warn=io.notice)             # 26
+            dispatch_job(plan, store, job_id, gate, io)
+            results = job_results(store, job_id, warn=io.notice)
             save_results(store, results, warn=io.notice)
             record_pull_review(store.existing(job_id).root, results,
                                plan.loaded.defaults.min_completed_channels, io.notice)
@@ -218,15 +218,15 @@ def run_job(plan: JobPlan, store: JobStore, job_id: str, gate: Sequence[GateResu
 
 
 def run_sync_review(setup: ReviewSetup, gate: Sequence[GateResult], io: ReviewIO) -> ReviewOutcome:
-    """``--sync``: steps 19–26 in the foreground; exit with the verdict's code."""
+    """``--sync``: the job run in the foreground; exit with the verdict's code."""
     if not any(r.passed for r in gate):
-        raise MmrError(no_channel_passed_message(gate))                     # 19
+        raise MmrError(no_channel_passed_message(gate))
     store = JobStore(jobs_dir())
-    job_id = create_review_job(setup, store)                                 # 20, 21, 23
+    job_id = create_review_job(setup, store)
     with store.acquire_worker_lock(job_id):
         results = run_job(setup.job_plan(), store, job_id, gate, io)
     document = render_document(results, setup.loaded.defaults.format)
-    return ReviewOutcome(document, results_exit_code(results), job_id)
+    return ReviewOutcome(document, exit_code(results.verdict), job_id)
 
 
 def start_review_job(setup: ReviewSetup, io: ReviewIO) -> ReviewOutcome:
@@ -234,7 +234,7 @@ def start_review_job(setup: ReviewSetup, io: ReviewIO) -> ReviewOutcome:
     at once and exit 0. The worker runs the gate, dispatch, compensation and
     the results pipeline; ``mmr status``/``mmr results`` follow it."""
     store = JobStore(jobs_dir())
-    job_id = create_review_job(setup, store)                                 # 20, 21, 23
+    job_id = create_review_job(setup, store)
     job = store.load(job_id)  # every channel still `dispatched`: what the summary shows
     worker = start_worker(store, job_id, setup.job_plan(), cwd=io.cwd)
     # The worker reports its install + auth gate before it dispatches, so the summary

@@ -20,9 +20,11 @@ import time
 from typing import TextIO
 
 from mmr.errors import MmrError
+from mmr.formatters.json import render_json
 from mmr.log import stderr_line
+from mmr.reconcile.verdict import exit_code
 from mmr.review.reconcile_input import external_findings, inject_channel, injected_channel_name
-from mmr.review.results import job_results, results_exit_code, results_json, save_results
+from mmr.review.results import job_results, save_results
 from mmr.review.run import HEARTBEAT_S, ReviewOutcome, render_document
 from mmr.store.job_status import ChannelsStillRunningError, require_results_ready
 from mmr.store.jobs import JobStore
@@ -105,22 +107,22 @@ def reconcile_external(store: JobStore, job_id: str, *, channel: str, source: st
                        fmt: str | None = None, stdin: TextIO | None = None, wait: bool = False,
                        wait_timeout: float | None = None, terminal: bool = False) -> ReviewOutcome:
     """``mmr reconcile``: add ``--input``'s findings as channel ``channel``, then the verdict."""
-    job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)  # 1, 2
-    name = injected_channel_name(channel, job)             # 3, 4
-    parsed = external_findings(source, stdin)              # 5, 6
-    inject_channel(store, job_id, name, parsed)            # 7
-    return _verdict(store, job, fmt, include_raw=False, terminal=terminal)  # 8
+    job = finished_job(store, job_id, wait=wait, wait_timeout=wait_timeout)
+    name = injected_channel_name(channel, job)
+    parsed = external_findings(source, stdin)
+    inject_channel(store, job_id, name, parsed)
+    return _verdict(store, job, fmt, include_raw=False, terminal=terminal)
 
 
 def _verdict(store: JobStore, job: JobRecord, fmt: str | None, *,
              include_raw: bool, terminal: bool) -> ReviewOutcome:
     results = job_results(store, job.job_id, include_raw=include_raw)
-    json_text = results_json(results)  # encoded once: for results.json and a JSON print
+    json_text = render_json(results)  # encoded once: for results.json and a JSON print
     save_results(store, results, json_text)
     # --format, else the format the review chose, else text for a person at a terminal.
     fmt = fmt or job.format or ("text" if terminal else "json")
     document = json_text if fmt == "json" else render_document(results, fmt)
-    code = results_exit_code(results)
+    code = exit_code(results.verdict)
     interrupted = interruption(store, job)
     if interrupted and code == 0:
         stderr_line(f"mmr: warning: job {job.job_id} was interrupted ({interrupted}); "

@@ -23,11 +23,10 @@ from mmr.store.jobs import JobStore
 WORKER_MODULE = "mmr.review.worker"
 
 
-def worker_argv(job_id: str, lock_fd: int, gate_fd: int | None = None) -> list[str]:
+def worker_argv(job_id: str, lock_fd: int, gate_fd: int) -> list[str]:
     """The worker's command line: this interpreter, safe ``sys.path``, job, lock fd and
     the pipe it reports its gate on."""
-    tail = [] if gate_fd is None else [str(gate_fd)]
-    return [sys.executable, "-P", "-m", WORKER_MODULE, job_id, str(lock_fd), *tail]
+    return [sys.executable, "-P", "-m", WORKER_MODULE, job_id, str(lock_fd), str(gate_fd)]
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ def start_worker(store: JobStore, job_id: str, plan: JobPlan, *, cwd: Path) -> S
     Raises :class:`MmrError` when the worker cannot be started or dies before it has read
     its plan (the job then shows ``worker_died`` on the next ``mmr status``).
     """
-    payload = WorkerPlan.for_job(job_id, store.root, plan).to_json()
+    payload = WorkerPlan.for_job(job_id, store.root, plan).model_dump_json().encode()
     log_path = store.worker_log_path(job_id)
     gate_read, gate_write = os.pipe()
     with store.acquire_worker_lock(job_id) as lock:

@@ -1,7 +1,7 @@
 """``mmr review`` as one readable function, step by step in MMR 4.0.1's order.
 
-The order decides which error wins when several apply, so :func:`run_review` reads as a
-numbered list; each step is a small function below it or in a sibling module.
+The order decides which error wins when several apply, so :func:`run_review` reads top to
+bottom in that order; each step is a small function below it or in a sibling module.
 Nothing here knows of typer: the CLI builds a :class:`~mmr.review.request.ReviewRequest`,
 calls :func:`run_review` and prints the :class:`ReviewOutcome` it gets back. Warnings go to
 ``io.notice`` (stderr) as they happen; errors are :class:`mmr.errors.MmrError`.
@@ -46,50 +46,46 @@ NO_CHANNELS = "No channels enabled. Configure channels or pass --channels."
 
 
 def run_review(request: ReviewRequest, io: ReviewIO) -> ReviewOutcome:
-    """Run one review and return what to print on stdout and the exit code."""
-    setup = prepare_review(request, io)                                      # 1-16
+    setup = prepare_review(request, io)
     if isinstance(setup, ReviewOutcome):
         return setup
     request, planned = setup.request, list(setup.planned)
     if not request.sync and not request.dry_run:
         return start_review_job(setup, io)
-    gate = run_preflight(planned, parallel=setup.loaded.defaults.parallel)   # 17
-    if request.dry_run:                                                      # 18
-
+    gate = run_preflight(planned, parallel=setup.loaded.defaults.parallel)
+    if request.dry_run:
         render = dry_run_json if request.format == "json" else dry_run_report
         return ReviewOutcome(render(gate, setup.trust.project_root),
                              0 if any(r.passed for r in gate) else 1)
-    return run_sync_review(setup, gate, io)                                  # 19-26
+    return run_sync_review(setup, gate, io)
 
 
 def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | ReviewOutcome:
-    """Steps 1-16: everything decided before a job exists, or the early outcome."""
-    check_request(request)                                                   # 1
-    trust = resolve_trust(io.cwd, request.diff_request(), request.trust_flags())  # 3
-    io.notice_all(trust.warnings)                                            # 4
-    loaded = load_review_config(trust, request, io)                          # 5
+    """Everything decided before a job exists, or the outcome that ends the run first."""
+    check_request(request)
+    trust = resolve_trust(io.cwd, request.diff_request(), request.trust_flags())
+    io.notice_all(trust.warnings)
+    loaded = load_review_config(trust, request, io)
     template = template_criteria(loaded.config, request.template)
     if request.session is not None:
-        check_session_id(request.session)                                    # 6
-    budget = check_round_budget(request.session, request.round, request.max_rounds,
-                                loaded.defaults.loop_control.max_rounds_default)   # 7
-    if budget.exceeded:                                                      # 8
-
+        check_session_id(request.session)
+    budget = check_round_budget(request.round, request.max_rounds,
+                                loaded.defaults.loop_control.max_rounds_default)
+    if budget.exceeded:
         document = max_rounds_results(request.session, budget.effective_round,
                                       budget.max_rounds, loaded.defaults.fix_threshold)
         return ReviewOutcome(render_document(document, loaded.defaults.format),
                              EXIT_NEEDS_USER_DECISION)
     try:
-        diff = resolve_diff(request.diff_request(), io.cwd,                   # 9, 10
+        diff = resolve_diff(request.diff_request(), io.cwd,
                             diff_exclude=loaded.defaults.diff_exclude, stdin=io.stdin)
     except NothingUncommittedError as exc:  # the branch's commits may be what to review
         hint = committed_branch_hint(trust.project_root)
         raise exc if hint is None else DiffError(hint) from None
     io.notice(diff.exclusion_notice)
     proposed = diff.proposed.union(trust.branch_proposed)
-    block = ratification_gate(trust, proposed)                               # 11, 12
+    block = ratification_gate(trust, proposed)
     if block is not None:
-
         return gate_outcome(block, trust, loaded, request)
     io.notice(unread_project_files_notice(trust, request.diff_request(), proposed))
     pull, diff, incremental = (None, diff, None) if diff.pr_number is None else plan_pull_review(
@@ -97,16 +93,16 @@ def prepare_review(request: ReviewRequest, io: ReviewIO) -> ReviewSetup | Review
         diff_exclude=loaded.defaults.diff_exclude)
     check_reviewable(diff, request.max_diff_lines or loaded.defaults.max_diff_lines)
     prepared = PreparedDiff.prepare(diff.text, diff.line_count)
-    names = select_channels(loaded.config, request.channels)                 # 13
+    names = select_channels(loaded.config, request.channels)
     if not names:
-        raise ChannelSelectionError(NO_CHANNELS)                             # 14
-    io.notice(unreachable_floor_warning(loaded.defaults.min_completed_channels, names))  # 15
+        raise ChannelSelectionError(NO_CHANNELS)
+    io.notice(unreachable_floor_warning(loaded.defaults.min_completed_channels, names))
     workspace = workspace_tree(request, trust, loaded, names)
     generated = () if loaded.defaults.review_generated else generated_files(
         diff.text, read_file_at_ref(trust.project_root, trust.trusted_ref, ".gitattributes")
         if trust.trusted_ref else None)
     parts = PromptParts(review_criteria=tuple(loaded.config.review_criteria or ()),
-                        template_criteria=template, focus=request.focus,     # 16
+                        template_criteria=template, focus=request.focus,
                         workspace=workspace is not None, generated=generated,
                         incremental=incremental)
     planned = plan_channels(names, loaded, prepared, parts)

@@ -111,7 +111,6 @@ class ProgressDisplay:
                 live.refresh()
 
     def waiting_on(self) -> list[str]:
-        """The channels that have not settled yet, in display order."""
         with self._lock:
             return [name for name, row in self._rows.items()
                     if row.status not in TERMINAL_STATUSES]

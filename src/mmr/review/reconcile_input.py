@@ -34,6 +34,7 @@ from mmr.secrets.credentials import SECRETS_SOURCE
 from mmr.store.held import remove
 from mmr.store.jobs import ChannelExistsError, JobStore
 from mmr.store.records import ChannelJobEntry, JobRecord, iso_timestamp
+from mmr.store.session_ids import printable
 
 _CHANNEL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 #: ``channels/mmr-secrets.json`` holds the run's secret findings.
@@ -43,8 +44,8 @@ COMMIT_WAIT_S = 30.0
 
 
 def injected_channel_name(raw: str, job: JobRecord) -> str:
-    """The lower-cased channel name for ``raw``; exit 5 when invalid or taken (steps 3-4)."""
-    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in raw)
+    """The lower-cased channel name for ``raw``; exit 5 when invalid or taken."""
+    shown = printable(raw)
     if _CHANNEL_NAME.fullmatch(raw) is None:
         raise ReconcileInputError(f'Invalid channel name: "{shown}"')
     name = raw.lower()
@@ -57,7 +58,7 @@ def injected_channel_name(raw: str, job: JobRecord) -> str:
 
 
 def external_findings(source: str, stdin: TextIO | None = None) -> ParsedOutput:
-    """Read ``--input`` (file, ``-`` or inline JSON) and validate it strictly (steps 5-6)."""
+    """Read ``--input`` (file, ``-`` or inline JSON) and validate it strictly."""
     return parse_external(read_input(source, stdin))
 
 
@@ -116,7 +117,7 @@ def _candidate_texts(text: str) -> Iterator[str]:
 
 
 def inject_channel(store: JobStore, job_id: str, name: str, parsed: ParsedOutput) -> None:
-    """Step 7: save ``name``'s findings object, mark it completed, then register it.
+    """Save ``name``'s findings object, mark it completed, then register it.
 
     MMR 4.0.1's order (register, save, complete) leaves a moment in which the channel reads
     ``dispatched``: a concurrent ``mmr reconcile`` or ``mmr results`` would then answer

@@ -89,11 +89,6 @@ class ReviewRequest(BaseModel):
                 argv += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
         return shlex.join(argv)
 
-    @property
-    def round_number(self) -> int:
-        """The round this run claims; an absent ``--round`` is round 1."""
-        return self.round or 1
-
 
 def check_request(request: ReviewRequest) -> None:
     """The flag checks done before any work; :class:`UsageError` with MMR 4.0.1's text."""

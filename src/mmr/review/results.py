@@ -22,15 +22,15 @@ from mmr.acks.apply import AckPolicy, apply_acks
 from mmr.acks.store import AckStore
 from mmr.config.paths import mmr_home
 from mmr.errors import StoreWriteError
-from mmr.formatters.json import dumps, results_document
+from mmr.formatters.json import render_json
 from mmr.log import stderr_line
 from mmr.models import Finding, ParsedOutput, ReconciledFinding, ReconciledResults
 from mmr.parsers import parse_channel_output
 from mmr.reconcile.anchoring import DiffScope
 from mmr.reconcile.carry import carry
 from mmr.reconcile.reconciler import reconcile
-from mmr.reconcile.verdict import JobFacts, OffDiff, build_results, exit_code
-from mmr.review.channel_results import ChannelFilesView, channel_result
+from mmr.reconcile.verdict import JobFacts, OffDiff, build_results
+from mmr.review.channel_results import channel_result
 from mmr.review.coverage import job_coverage
 from mmr.review.voices import reviewer_identities
 from mmr.secrets.credentials import SECRETS_SOURCE as SECRET_FINDINGS_SOURCE
@@ -64,9 +64,8 @@ def job_results(store: JobStore, job_id: str, *, include_raw: bool = False,
     unanchored: dict[str, list[Finding]] = {}
     memo: dict[str, str] = {}  # each distinct text is redacted once
     for name, entry in job.channels.items():
-        files = ChannelFilesView(output=store.read_channel_output(job_id, name),
-                                 log=store.read_log(job_id, name))
-        result = channel_result(entry, files, scope, include_raw=include_raw,
+        result = channel_result(entry, store.read_channel_output(job_id, name),
+                                store.read_log(job_id, name), scope, include_raw=include_raw,
                                 repo_root=repo_root)
         result = redact_channel_result(result, memo)
         per_channel[name] = result
@@ -136,35 +135,24 @@ def job_ack_applier(job: JobRecord, *,
     return lambda findings: apply_acks(findings, store, policy, warn=warn)
 
 
-def results_exit_code(results: ReconciledResults) -> int:
-    """0 pass / degraded-pass, 2 blocked, 3 needs-user-decision."""
-    return exit_code(results.verdict)
-
-
 def save_results(store: JobStore, results: ReconciledResults,
                  json_text: str | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
     """Overwrite the job's ``results.json`` with the JSON form, whatever was printed.
 
-    ``json_text`` is :func:`results_json` of ``results`` when the caller has it already.
+    ``json_text`` is :func:`render_json` of ``results`` when the caller has it already.
     A store that cannot take the file (disk full, read-only: a
     :class:`~mmr.errors.StoreWriteError`) costs the saved copy, never the verdict: the
     caller still prints it and exits with its code, after ``warn`` (stderr by default).
     While the run holds the job's writes (:func:`mmr.store.held.holding`) the run warns.
     """
     if results.job_id is not None:
-        text = results_json(results) if json_text is None else json_text
+        text = render_json(results) if json_text is None else json_text
         try:
             store.write_results_text(results.job_id, text)
         except StoreWriteError as exc:
             report_unsaved(store.existing(results.job_id).root, exc, warn or stderr_line,
                            store.reported_unsaved)
-
-
-def results_json(results: ReconciledResults) -> str:
-    """The ``--format json`` document, exactly as :func:`mmr.formatters.json.render_json`
-    prints it (its encoder is the fast path: a few thousand findings take seconds otherwise)."""
-    return dumps(results_document(results))
 
 
 def save_secret_findings(store: JobStore, job_id: str, findings: Sequence[Finding]) -> None:

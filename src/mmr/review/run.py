@@ -116,7 +116,6 @@ class ReviewSetup:
         return [p.name for p in self.planned]
 
     def job_plan(self) -> JobPlan:
-        """The part of this setup that runs the job once it exists."""
         return JobPlan(loaded=self.loaded, planned=self.planned, base_prompt=self.base_prompt,
                        project_root=self.trust.project_root,
                        compensate_missing=self.request.compensate_missing,

@@ -49,7 +49,6 @@ def voice(channel: Channel, name: str = "") -> str:
 
 
 def channel_voices(planned: Iterable[PlannedChannel]) -> dict[str, str]:
-    """``{channel: voice}`` of the planned channels."""
     return {p.name: voice(p.channel, p.name) for p in planned}
 
 

@@ -37,17 +37,16 @@ from mmr.vocabulary import EXIT_INTERRUPTED
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The worker process: ``python -P -m mmr.review.worker <job-id> <lock-fd> [<gate-fd>]``."""
+    """The worker process: ``python -P -m mmr.review.worker <job-id> <lock-fd> <gate-fd>``."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) not in (2, 3) or not all(arg.isdigit() for arg in args[1:]):
-        stderr_line("usage: python -P -m mmr.review.worker <job-id> <lock-fd> [<gate-fd>] "
+    if len(args) != 3 or not all(arg.isdigit() for arg in args[1:]):
+        stderr_line("usage: python -P -m mmr.review.worker <job-id> <lock-fd> <gate-fd> "
                     "(run plan on stdin)")
         return 1
     payload = sys.stdin.buffer.read()
     _stdin_from_devnull()
-    gate_fd = int(args[2]) if len(args) == 3 else None
     try:
-        return run_worker(args[0], int(args[1]), payload, gate_fd=gate_fd)
+        return run_worker(args[0], int(args[1]), payload, int(args[2]))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception:
@@ -55,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def run_worker(job_id: str, lock_fd: int, payload: bytes, *, gate_fd: int | None = None) -> int:
+def run_worker(job_id: str, lock_fd: int, payload: bytes, gate_fd: int) -> int:
     """Run job ``job_id`` to its results while holding the inherited ``worker.lock``;
     tell the foreground on ``gate_fd`` which channels its gate stopped."""
     # Imported only after the plan is read: the foreground waits for that read, and
@@ -71,9 +70,8 @@ def run_worker(job_id: str, lock_fd: int, payload: bytes, *, gate_fd: int | None
 
     with WorkerLock.adopt(lock_fd):
         os.set_inheritable(lock_fd, False)  # channel processes must not keep the job locked
-        if gate_fd is not None:
-            os.set_inheritable(gate_fd, False)
-        plan = WorkerPlan.from_json(payload)
+        os.set_inheritable(gate_fd, False)
+        plan = WorkerPlan.model_validate_json(payload)
         if plan.job_id != job_id:
             raise MmrError(f"run plan is for job {plan.job_id}, not {job_id}")
         store = JobStore(Path(plan.jobs_root))
@@ -85,8 +83,8 @@ def run_worker(job_id: str, lock_fd: int, payload: bytes, *, gate_fd: int | None
         gate = run_preflight(job_plan.planned, parallel=job_plan.loaded.defaults.parallel)
         if not any(result.passed for result in gate):
             io.notice(no_channel_passed_message(gate))  # no exit 1 here: the job completes
-        report = None if gate_fd is None else partial(report_gate, gate_fd, not_dispatched(gate))
-        results = run_job(job_plan, store, job_id, gate, io, gated=report)
+        results = run_job(job_plan, store, job_id, gate, io,
+                          gated=partial(report_gate, gate_fd, not_dispatched(gate)))
     stderr_line(f"[mmr] worker {os.getpid()} finished job {job_id} at {_now()}: {results.verdict}")
     return 0
 

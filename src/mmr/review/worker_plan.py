@@ -116,10 +116,3 @@ class WorkerPlan(_Plain):
                        workspace=None if self.workspace_kind is None else TreeSource(
                            self.workspace_kind, Path(self.project_root), self.workspace_commit),
                        trusted_ref=self.trusted_ref)
-
-    def to_json(self) -> bytes:
-        return self.model_dump_json().encode("utf-8")
-
-    @classmethod
-    def from_json(cls, data: bytes) -> WorkerPlan:
-        return cls.model_validate_json(data)

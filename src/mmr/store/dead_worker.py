@@ -10,7 +10,7 @@ and a log line, under both locks, so exactly one reader converts them. Jobs with
 from __future__ import annotations
 
 from mmr.log import get_logger
-from mmr.store.channel_files import append_line
+from mmr.store.held import append_line
 from mmr.store.job_reader import read_job
 from mmr.store.job_writer import job_lock, merge_status_file
 from mmr.store.layout import JobPaths

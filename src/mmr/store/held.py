@@ -186,6 +186,20 @@ def read_text(path: Path) -> str:
     return read_bytes(path).decode("utf-8", "surrogateescape")
 
 
+def read_text_if_present(path: Path) -> str | None:
+    try:
+        return read_text(path)
+    except FileNotFoundError:
+        return None
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append ``line`` to a text file, atomically (the file is small: logs, diagnostics)."""
+    existing = read_text_if_present(path) or ""
+    separator = "" if not existing or existing.endswith("\n") else "\n"
+    write_text(path, f"{existing}{separator}{line}\n", durable=False)
+
+
 def remove(path: Path) -> None:
     """Delete ``path`` and any held version of it; a missing file is fine. A filesystem
     refusing the unlink is a :class:`~mmr.errors.StoreWriteError`, outside a hold."""

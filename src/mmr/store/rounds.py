@@ -58,7 +58,6 @@ def effective_max_rounds(max_rounds_flag: int | None, max_rounds_default: int | 
 class RoundBudget:
     """One run's position against its cap. ``round`` is None when ``--round`` was not given."""
 
-    session_id: str | None
     round: int | None
     max_rounds: int
 
@@ -71,13 +70,8 @@ class RoundBudget:
         """``round > cap``; the boundary is inclusive (``round == cap`` proceeds)."""
         return self.effective_round > self.max_rounds
 
-    @property
-    def summary(self) -> str:
-        """``max_rounds_exceeded: session="<id or default>" round=<r> > max_rounds=<cap>``."""
-        return max_rounds_summary(self.session_id, self.effective_round, self.max_rounds)
 
-
-def check_round_budget(session_id: str | None, round: int | None, max_rounds_flag: int | None,
+def check_round_budget(round: int | None, max_rounds_flag: int | None,
                        max_rounds_default: int | None) -> RoundBudget:
     """Validate the round flags and compute the budget; the caller acts on ``exceeded``.
 
@@ -86,4 +80,4 @@ def check_round_budget(session_id: str | None, round: int | None, max_rounds_fla
     """
     checked = None if round is None else check_round(round)
     cap = effective_max_rounds(max_rounds_flag, max_rounds_default)
-    return RoundBudget(session_id=session_id, round=checked, max_rounds=cap)
+    return RoundBudget(round=checked, max_rounds=cap)

@@ -215,7 +215,7 @@ def _unlink(path: Path) -> bool:
 
 
 def link_review_job(store: SessionStore, session_id: str, job_id: str, round: int | None, *,
-                    discard_job: Callable[[str], None] | None = None) -> SessionRecord:
+                    discard_job: Callable[[str], None]) -> SessionRecord:
     """Link a freshly created review job to its session.
 
     On failure ``discard_job(job_id)`` runs first (the review deletes the job it just
@@ -224,8 +224,7 @@ def link_review_job(store: SessionStore, session_id: str, job_id: str, round: in
     try:
         return store.add_job(session_id, job_id, 1 if round is None else round)
     except (MmrError, OSError) as exc:
-        if discard_job is not None:
-            discard_job(job_id)
+        discard_job(job_id)
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise SessionLinkError(
             f"Failed to link job {job_id} to session {printable(session_id)}: {reason}"

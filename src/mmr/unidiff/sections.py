@@ -9,17 +9,16 @@ Sections start at ``diff ...`` lines, or at a ``--- ``/``+++ `` pair in a plain
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from mmr.unidiff.names import header_name, unquote
+from mmr.unidiff.names import git_header_names, header_name, unquote
+from mmr.unidiff.walk import HUNK
 
 __all__ = ["FileSection", "exclude_sections", "normalize_pattern", "pathspec_matches",
            "split_sections", "unquote"]
 
-_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _GIT_OPENERS = ("diff --git ", "diff --cc ", "diff --combined ")
 _NAME_LINES = ("rename from ", "rename to ", "copy from ", "copy to ")
 _PREFIX_LETTERS = "abciwo"  # git's a/ b/ and its mnemonic prefixes
@@ -51,24 +50,6 @@ class FileSection:
             self.new_path = path
 
 
-def _git_line_paths(rest: str) -> tuple[str, str] | None:
-    """The two raw names of ``diff --git <old> <new>``."""
-    if rest.startswith('"'):
-        old, tail = unquote(rest)
-        tail = tail.lstrip(" ")
-        return old, unquote(tail)[0] if tail.startswith('"') else tail
-    if ' "' in rest:
-        old, _, tail = rest.partition(' "')
-        return old, unquote('"' + tail)[0]
-    mid = len(rest) // 2
-    if len(rest) % 2 == 1 and rest[mid] == " ":
-        left, right = rest[:mid], rest[mid + 1:]
-        if left == right or (left[1:2] == right[1:2] == "/" and left[2:] == right[2:]):
-            return left, right
-    old, sep, new = rest.partition(" b/")
-    return (old, "b/" + new) if sep else None
-
-
 def _strip_prefix(path: str, letter: str) -> str:
     return path[2:] if letter and path[:2] == f"{letter}/" else path
 
@@ -94,10 +75,10 @@ class _Splitter:
             self.preamble.append(line)
             return
         self.current.lines.append(line)
-        hunk = _HUNK.match(line)
+        hunk = HUNK.match(line)
         if hunk:
             self.current.in_body = True
-            self.left = [int(hunk[1] or 1), int(hunk[2] or 1)]
+            self.left = [int(hunk[3] or 1), int(hunk[5] or 1)]
         elif not self.current.in_body:
             self._header(self.current, line.rstrip("\r\n"))
 
@@ -122,7 +103,7 @@ class _Splitter:
 
     def _header(self, section: FileSection, line: str) -> None:
         if line.startswith("diff --git "):
-            names = _git_line_paths(line[len("diff --git "):])
+            names = git_header_names(line[len("diff --git "):])
             if names:
                 old, new = names
                 prefixed = (old[1:2] == new[1:2] == "/" and old[0] != new[0]

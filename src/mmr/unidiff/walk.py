@@ -14,11 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from mmr.unidiff.names import header_name
+from mmr.unidiff.names import header_name, strip_side_prefix
 
 LineKind = Literal["header", "hunk", "added", "removed", "context", "note", "other"]
 
-_HUNK = re.compile(r"(@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@)(.*)", re.DOTALL)
+#: A hunk header: the header itself, old start and count, new start and count, the rest.
+HUNK = re.compile(r"(@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@)(.*)", re.DOTALL)
 _HEADER_PREFIXES = ("index ", "old mode ", "new mode ", "deleted file mode ", "new file mode ",
                     "similarity index ", "dissimilarity index ", "rename from ", "rename to ",
                     "copy from ", "copy to ", "Binary files ", "GIT binary patch")
@@ -61,8 +62,7 @@ def header_path(rest: str) -> str | None:
     path = header_name(rest)
     if path == "/dev/null":
         return None
-    if path.startswith(("a/", "b/")):
-        path = path[2:]
+    path = strip_side_prefix(path)
     while path.startswith("./"):
         path = path[2:]
     return path
@@ -117,7 +117,7 @@ class _Walker:
         return entry
 
     def _outside_hunk(self, raw: str, ending: str) -> DiffLine:
-        hunk = _HUNK.fullmatch(raw)
+        hunk = HUNK.fullmatch(raw)
         if hunk is not None:
             self.old_no, self.new_no = int(hunk.group(2)), int(hunk.group(4))
             self.old_left = int(hunk.group(3)) if hunk.group(3) is not None else 1

@@ -51,8 +51,8 @@ def _job_plan(tmp_path: Path) -> JobPlan:
 def test_the_run_plan_round_trips_through_json(tmp_path: Path) -> None:
     plan = _job_plan(tmp_path)
     assert plan.planned[1].skip is not None and plan.planned[1].plan is None  # diff_too_large
-    data = WorkerPlan.for_job("mmr-0123456789ab", tmp_path / "jobs", plan).to_json()
-    back = WorkerPlan.from_json(data)
+    data = WorkerPlan.for_job("mmr-0123456789ab", tmp_path / "jobs", plan).model_dump_json()
+    back = WorkerPlan.model_validate_json(data)
     assert back.jobs_root == str((tmp_path / "jobs").absolute())
     restored = back.job_plan()
     assert restored.planned == plan.planned

@@ -44,15 +44,17 @@ def test_the_key_does_not_depend_on_secret_values() -> None:
     assert key(channel=other_secret) == key()
 
 
-def test_executable_identity_follows_the_file(tmp_path: Path) -> None:
+def test_executable_identity_follows_the_file(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     cli = tmp_path / "reviewer"
     cli.write_text("#!/bin/sh\n")
     cli.chmod(0o755)
-    first = executable_identity("reviewer", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    first = executable_identity("reviewer")
     assert first is not None and first.startswith(str(cli.resolve()))
     cli.write_text("#!/bin/sh\necho upgraded\n")
-    assert executable_identity("reviewer", str(tmp_path)) != first
-    assert executable_identity("missing", str(tmp_path)) is None
+    assert executable_identity("reviewer") != first
+    assert executable_identity("missing") is None
 
 
 def test_a_stored_reply_is_read_back_until_it_expires(tmp_path: Path) -> None:
@@ -92,7 +94,7 @@ def test_the_size_cap_prunes_the_least_recently_used(tmp_path: Path) -> None:
         os.utime(path, (1_000_000 + n, 1_000_000 + n))
     assert cache.get(keys[0], now=1_000_000.0) is not None  # used: now the most recent
     removed = cache.prune(now=1_000_010.0)
-    assert cache.size() <= 3000
+    assert sum(stat.st_size for _, stat in cache.entries()) <= 3000
     assert removed == 3
     left = {k for k in keys if (tmp_path / k[:2] / f"{k}.json").exists()}
     assert left == {keys[0], keys[4]}

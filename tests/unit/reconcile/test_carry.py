@@ -34,6 +34,14 @@ def test_parse_changes_reads_hunks_not_removed_lines_that_look_like_headers() ->
                                            "src/new.py": [(0, 0, 1, 1)]}
 
 
+def test_parse_changes_splits_lines_at_newlines_only() -> None:
+    # A form feed inside a removed line is not a line break: read as one, the hunk would
+    # end early and its "--- x"/"+++ y" lines would move the next hunk to file x.
+    diff = ("--- a/src/a.py\n+++ b/src/a.py\n@@ -1,2 +1 @@\n-a\f-b\f-c\n--- x\n+++ y\n"
+            "@@ -10 +9 @@\n-old\n+new\n")
+    assert parse_changes(diff) == {"src/a.py": [(1, 2, 1, 1), (10, 1, 9, 1)]}
+
+
 def test_shift_moves_untouched_lines_and_refuses_touched_ones() -> None:
     hunks = parse_changes(ZERO_CONTEXT)["src/a.py"]
     assert shift((1, 3), hunks) == 0          # above every hunk; an insertion after its end

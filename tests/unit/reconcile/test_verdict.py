@@ -11,7 +11,6 @@ from mmr.reconcile.reconciler import reconcile
 from mmr.reconcile.verdict import (
     ChannelCounts,
     JobFacts,
-    advisory_count,
     build_results,
     count_channels,
     decide,
@@ -55,7 +54,8 @@ def test_acknowledged_findings_never_block_and_count_as_advisory() -> None:
     findings = [_finding("P0", acknowledged=True), _finding("P3"), _finding("P3", True),
                 _finding("P1")]
     assert [is_blocking(f, "P2") for f in findings] == [False, False, False, True]
-    assert advisory_count(findings, "P2") == 3
+    results = build_results({"claude": _channel("completed")}, findings, JobFacts("j"))
+    assert results.advisory_count == 3
 
 
 # --- verdict branches and summaries -----------------------------------------------------

@@ -140,7 +140,7 @@ def test_count_diff_lines_like_wc(text: str, expected: int) -> None:
 
 
 def _diff(text: str, excluded: tuple[str, ...] = ()) -> DiffInput:
-    return DiffInput(text=text, source="diff", base_ref=None, head_ref=None,
+    return DiffInput(text=text, source="diff",
                      excluded_files=excluded, line_count=count_diff_lines(text),
                      proposed=ProposedChanges())
 

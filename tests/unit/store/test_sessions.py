@@ -268,7 +268,7 @@ def test_link_failure_discards_the_job_and_names_both(sessions: SessionStore) ->
 
 
 def test_link_review_job_defaults_to_round_one(sessions: SessionStore) -> None:
-    record = link_review_job(sessions, "s1", "mmr-aaaaaaaaaaaa", None)
+    record = link_review_job(sessions, "s1", "mmr-aaaaaaaaaaaa", None, discard_job=pytest.fail)
     assert (record.jobs, record.rounds) == (["mmr-aaaaaaaaaaaa"], 1)
 
 
