@@ -154,6 +154,22 @@ def test_a_repeat_reads_and_redacts_only_what_changed(
     assert _files(third.root)["src/app.py"] == "changed = 1\n"
 
 
+def test_a_large_export_is_split_with_a_second_process_into_the_same_tree(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = _export(repo, "commit", tmp_path / "one", exported)
+    monkeypatch.setattr(ws_module, "SPLIT_MIN_BLOBS", 2)
+    read = record_blob_reads(monkeypatch)
+    split = _export(repo, "commit", tmp_path / "two", exported)
+    assert len(read[-1]) == 3  # of the five blobs: the second process read the other two
+    assert (_files(split.root), split.left_out, split.written) == (
+        _files(whole.root), whole.left_out, whole.written)
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in [split.root, *split.root.rglob("*")]}
+    assert modes == {0o500, 0o400}
+    _export(repo, "commit", tmp_path / "two", exported)
+    assert read[-1] == []  # both processes filled the cache
+
+
 def test_cleanup_sweep_and_interrupt_remove_the_sealed_directory(
         repo: GitRepo, tmp_path: Path, exported: list[Workspace]) -> None:
     temp = tmp_path / "tmp"
