@@ -22,7 +22,7 @@ from mmr.secrets.assignments import (
     name_kind,
 )
 from mmr.secrets.bare_values import bare_spans
-from mmr.secrets.credential_rules import literal_alternation, rules_for, table_keywords
+from mmr.secrets.credential_rules import rules_for, table_keywords
 from mmr.secrets.key_blocks import patterns as key_patterns
 
 CredentialKind = str
@@ -117,16 +117,17 @@ def _long_token() -> re.Pattern[str]:
 
 
 @cache
-def _candidate() -> re.Pattern[str]:
+def _candidate() -> BytesAhoCorasick:
     words = (*_NAME_WORDS, *_HEADER_WORDS, "begin", "putty", "private-mac", "private key",
              ":*:", ":5432:")
-    return re.compile(literal_alternation({*table_keywords(), *words}))
+    return BytesAhoCorasick([word.encode() for word in {*table_keywords(), *words}])
 
 
 def may_hold_credentials(text: str) -> bool:
     """A cheap test: False means nothing here can match anywhere in ``text``."""
-    return (_candidate().search(text.lower()) is not None
-            or _long_token().search(text) is not None)
+    lower = text.lower().encode("utf-8", "surrogatepass")
+    return bool(_candidate().find_matches_as_indexes(lower)) or (
+        _long_token().search(text) is not None)
 
 
 @cache
