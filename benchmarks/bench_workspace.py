@@ -11,7 +11,8 @@ credentials) is exported, interleaved in one run:
 
 Each figure is the median wall time of ``--runs`` repetitions, and the CPU time beside it:
 every process's (the bare pipeline's git and tar; an export's own, its git's and its
-second export process's); removing the directories is not timed.
+second export process's); removing the directories is not timed. Every tree is written
+into the same directory, so each meets the same file-system state.
 ``--compare`` times a previous tree's export (its ``src/``, in a child process) in the
 same runs.
 
@@ -86,10 +87,11 @@ def cpu():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + usage.ru_utime + usage.ru_stime
 source, cache = TreeSource("commit", Path(sys.argv[1]), sys.argv[2]), Path(sys.argv[3])
+tmp_root = Path(sys.argv[4])
 out = {}
 for kind in ("first", "repeat"):
     wall, used = time.perf_counter(), cpu()
-    workspace = export_workspace(source, trusted_ref=None, cache_dir=cache)
+    workspace = export_workspace(source, trusted_ref=None, cache_dir=cache, tmp_root=tmp_root)
     out[kind] = [time.perf_counter() - wall, cpu() - used]
     workspace.cleanup()
 print(json.dumps(out))
@@ -98,7 +100,8 @@ print(json.dumps(out))
 
 def previous(src: Path, repo: Path, commit: str, cache: Path) -> dict[str, list[float]]:
     """A first export and a repeat by the tree at ``src`` (timed inside its process)."""
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(repo), commit, str(cache)],
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(repo), commit, str(cache),
+                           str(repo.parent)],
                           env={**os.environ, "PYTHONPATH": str(src)}, check=True,
                           capture_output=True, text=True)
     figures: dict[str, list[float]] = json.loads(done.stdout)
@@ -137,7 +140,8 @@ def main() -> None:
             cache = root / f"cache-{run}"
             for kind in ("first", "repeat"):
                 start, used = time.perf_counter(), time.process_time() + children_cpu()
-                workspace = export_workspace(source, trusted_ref=None, cache_dir=cache)
+                workspace = export_workspace(source, trusted_ref=None, cache_dir=cache,
+                                             tmp_root=root)
                 wall[kind].append(time.perf_counter() - start)
                 cpu[kind].append(time.process_time() + children_cpu() - used)
                 written = workspace.written
