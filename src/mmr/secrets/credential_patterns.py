@@ -159,10 +159,15 @@ def _matched_lines(data: bytes, matches: list[tuple[int, int, int]]) -> dict[int
     return found
 
 
+#: Line breaks of ``str.splitlines`` other than ``\n``, ``\r\n`` and a lone ``\r``.
+_ODD_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
 def hot_lines(text: str) -> list[int] | None:
     """The lines of ``text`` that may hold a credential or touch a key block (no other
     does); None when a line ends in other than ``\\n``/``\\r\\n`` (only splitlines counts)."""
-    if re.search("\r(?!\n)|[\v\f\x1c-\x1e\x85\u2028\u2029]", text) is not None:
+    # Character scans: a regex over the whole text took ~10 ns a character.
+    if text.count("\r") != text.count("\r\n") or any(c in text for c in _ODD_BREAKS):
         return None
     strong, names, assign, mapping = _line_triggers()
     # UTF-8 keeps every byte of a multi-byte character >= 0x80: the ASCII words and line
