@@ -170,8 +170,7 @@ def hot_lines(text: str) -> list[int] | None:
     if text.count("\r") != text.count("\r\n") or any(c in text for c in _ODD_BREAKS):
         return None
     strong, names, assign, mapping = _line_triggers()
-    # UTF-8 keeps every byte of a multi-byte character >= 0x80: the ASCII words and line
-    # breaks are found where they are in the text.
+    # In UTF-8 a multi-byte character has no ASCII byte: words and breaks stay in place.
     lower = text.lower().encode("utf-8", "surrogatepass")
     hot = set(_matched_lines(lower, strong.find_matches_as_indexes(lower)))
     hot.update(line for line, body in
