@@ -9,8 +9,10 @@ credentials) is exported, interleaved in one run:
   (every blob read and redacted);
 - repeat: the same with the cache the first export filled (a repeated review).
 
-Each figure is the median wall time of ``--runs`` repetitions, and the CPU time beside it
-(the bare pipeline's: git's and tar's); removing the directories is not timed.
+Each figure is the median wall time of ``--runs`` repetitions, and the CPU time beside it:
+every process's (the bare pipeline's git and tar; an export's own, its git's and its
+second export process's); removing the directories is not timed. Every tree is written
+into the same directory, so each meets the same file-system state.
 ``--compare`` times a previous tree's export (its ``src/``, in a child process) in the
 same runs.
 
@@ -24,7 +26,6 @@ import json
 import os
 import random
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -78,23 +79,29 @@ def bare(repo: Path, target: Path) -> None:
 
 
 _CHILD = """
-import json, sys, time
+import json, resource, sys, time
 from pathlib import Path
 from mmr.diff.tree import TreeSource
 from mmr.dispatch.workspace import export_workspace
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + usage.ru_utime + usage.ru_stime
 source, cache = TreeSource("commit", Path(sys.argv[1]), sys.argv[2]), Path(sys.argv[3])
+tmp_root = Path(sys.argv[4])
 out = {}
 for kind in ("first", "repeat"):
-    wall, cpu = time.perf_counter(), time.process_time()
-    export_workspace(source, trusted_ref=None, cache_dir=cache).cleanup()
-    out[kind] = [time.perf_counter() - wall, time.process_time() - cpu]
+    wall, used = time.perf_counter(), cpu()
+    workspace = export_workspace(source, trusted_ref=None, cache_dir=cache, tmp_root=tmp_root)
+    out[kind] = [time.perf_counter() - wall, cpu() - used]
+    workspace.cleanup()
 print(json.dumps(out))
 """
 
 
 def previous(src: Path, repo: Path, commit: str, cache: Path) -> dict[str, list[float]]:
     """A first export and a repeat by the tree at ``src`` (timed inside its process)."""
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(repo), commit, str(cache)],
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(repo), commit, str(cache),
+                           str(repo.parent)],
                           env={**os.environ, "PYTHONPATH": str(src)}, check=True,
                           capture_output=True, text=True)
     figures: dict[str, list[float]] = json.loads(done.stdout)
@@ -128,13 +135,15 @@ def main() -> None:
             bare(repo, target)
             wall["bare"].append(time.perf_counter() - start)
             cpu["bare"].append(children_cpu() - used)
-            shutil.rmtree(target)
+            # Kept until the end: ext4 allocates inodes slower just after many were freed
+            # (it skips recently deleted ones), which would bill the next export.
             cache = root / f"cache-{run}"
             for kind in ("first", "repeat"):
-                start, used = time.perf_counter(), time.process_time()
-                workspace = export_workspace(source, trusted_ref=None, cache_dir=cache)
+                start, used = time.perf_counter(), time.process_time() + children_cpu()
+                workspace = export_workspace(source, trusted_ref=None, cache_dir=cache,
+                                             tmp_root=root)
                 wall[kind].append(time.perf_counter() - start)
-                cpu[kind].append(time.process_time() - used)
+                cpu[kind].append(time.process_time() + children_cpu() - used)
                 written = workspace.written
                 workspace.cleanup()
             if args.compare:

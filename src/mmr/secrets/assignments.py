@@ -157,8 +157,9 @@ def assignment_spans(text: str, path: str | None) -> list[ValueSpan]:
     position = 0
     while (m := assign.search(text, position)) is not None:
         name, value = m.group("name"), m.group("value")
-        position = m.end("op") if not is_secret_name(name) else max(m.end(), m.start() + 1)
-        if not is_secret_name(name):
+        secret = is_secret_name(name)
+        position = max(m.end(), m.start() + 1) if secret else m.end("op")
+        if not secret:
             continue
         start = m.start("value")
         if value.lstrip("( \t")[:1] in "\"'`":

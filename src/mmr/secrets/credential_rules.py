@@ -12,9 +12,11 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import cache
 from typing import NamedTuple
+
+from ahocorasick_rs import BytesAhoCorasick
 
 #: A token must not be glued to a longer run of the same alphabet on its left.
 _L = r"(?<![A-Za-z0-9_])"
@@ -143,30 +145,6 @@ def token_rules() -> tuple[TokenRule, ...]:
                  for kind, keywords, source in _TABLE)
 
 
-def literal_alternation(words: Iterable[str], *, longest: bool = False) -> str:
-    """A regex source matching any of ``words`` literally, factored as a trie.
-
-    ``a|b|…`` makes sre try every word at every position (~150 ns a character for the
-    ~90 keywords); the trie tests one character per branch. With ``longest`` the match at
-    a position is the longest word there (the alternation sorted longest first did that);
-    without it any word does, which is all a search needs.
-    """
-    return _trie(set(words), longest)
-
-
-def _trie(words: set[str], longest: bool) -> str:
-    ends = "" in words
-    tails: dict[str, set[str]] = {}
-    for word in words:
-        if word:
-            tails.setdefault(word[0], set()).add(word[1:])
-    if ends and (not longest or not tails):
-        return ""
-    branches = [re.escape(char) + _trie(rest, longest) for char, rest in sorted(tails.items())]
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    return f"(?:{body})?" if ends else body
-
-
 def table_keywords() -> list[str]:
     """Every token rule's keywords (lower case), longest first."""
     return sorted({word for _, keywords, _ in _TABLE for word in keywords}, key=len,
@@ -174,22 +152,20 @@ def table_keywords() -> list[str]:
 
 
 @cache
-def _keyword_index() -> tuple[re.Pattern[str], dict[str, tuple[int, ...]]]:
-    """Every position's longest keyword (overlaps included), and each keyword's rules
-    with those of the keywords that are its prefixes (they matched at the same place)."""
+def _keyword_index() -> tuple[BytesAhoCorasick, list[tuple[int, ...]]]:
+    """An automaton over every rule keyword, and each keyword's rules (by table index)."""
     words = table_keywords()
-    rules_of: dict[str, set[int]] = {}
-    for index, (_, keywords, _) in enumerate(_TABLE):
-        for word in keywords:
-            rules_of.setdefault(word, set()).add(index)
-    expanded = {word: tuple(sorted({i for other in words if word.startswith(other)
-                                    for i in rules_of[other]})) for word in words}
-    return re.compile("(?=(" + literal_alternation(words, longest=True) + "))"), expanded
+    return (BytesAhoCorasick([word.encode() for word in words]),
+            [tuple(i for i, (_, keywords, _) in enumerate(_TABLE) if word in keywords)
+             for word in words])
 
 
 def rules_for(lower: str) -> list[TokenRule]:
     """The token rules one of whose keywords occurs in ``lower``, in table order."""
-    finder, expanded = _keyword_index()
-    indexes = {i for word in set(finder.findall(lower)) for i in expanded[word]}
+    finder, rules_of = _keyword_index()
+    # Overlapping matches: every keyword wherever it occurs, one inside another included.
+    found = finder.find_matches_as_indexes(lower.encode("utf-8", "surrogatepass"),
+                                           overlapping=True)
+    indexes = {i for word, _, _ in found for i in rules_of[word]}
     table = token_rules()
     return [table[i] for i in sorted(indexes)]

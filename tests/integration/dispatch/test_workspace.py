@@ -16,6 +16,7 @@ from mmr.diff.tree import TreeSource, tree_source
 from mmr.dispatch import workspace as ws_module
 from mmr.dispatch.isolation import cleanup_all_postures, sweep_stale_neutral_dirs
 from mmr.dispatch.workspace import MAX_FILE_BYTES, Workspace, export_workspace
+from mmr.errors import GitError
 from tests.integration.git_repo_builder import GitRepo
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -152,6 +153,33 @@ def test_a_repeat_reads_and_redacts_only_what_changed(
     changed = repo.git("rev-parse", "HEAD:src/app.py").strip()
     assert read[-1] == [changed]
     assert _files(third.root)["src/app.py"] == "changed = 1\n"
+
+
+def test_a_large_export_is_split_with_a_second_process_into_the_same_tree(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = _export(repo, "commit", tmp_path / "one", exported)
+    monkeypatch.setattr(ws_module, "SPLIT_MIN_BLOBS", 2)
+    read = record_blob_reads(monkeypatch)
+    split = _export(repo, "commit", tmp_path / "two", exported)
+    assert len(read[-1]) == 3  # of the five blobs: the second process read the other two
+    assert (_files(split.root), split.left_out, split.written) == (
+        _files(whole.root), whole.left_out, whole.written)
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in [split.root, *split.root.rglob("*")]}
+    assert modes == {0o500, 0o400}
+    _export(repo, "commit", tmp_path / "two", exported)
+    assert read[-1] == []  # both processes filled the cache
+
+
+def test_a_failed_second_process_fails_the_export_and_leaves_nothing(
+        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ws_module, "SPLIT_MIN_BLOBS", 2)
+    monkeypatch.setattr(ws_module.sys, "executable", "/bin/false")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    with pytest.raises(GitError, match="exporting the review workspace failed"):
+        _export(repo, "commit", tmp_path / "cache", [], tmp_root=temp)
+    assert list(temp.iterdir()) == []
 
 
 def test_cleanup_sweep_and_interrupt_remove_the_sealed_directory(

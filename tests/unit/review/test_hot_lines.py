@@ -40,6 +40,11 @@ def texts() -> list[str]:
         mixed.append("\n".join(lines))
     variants = [t.replace("\n", "\r\n") for t in files] + [
         t.replace("\n", "\r", 2) for t in files] + ["\n".join(files) + "\u2028x = 1\n"]
+    # The words are looked for in the UTF-8 bytes: multi-byte and undecodable characters
+    # (kept as surrogates) must not move a hit to another line.
+    variants += [t.replace(" ", "\u00e9\u65e5 ", 9) for t in files] + [
+        (b"\xff\xfe" + t.encode().replace(b"\n", b" \xc3\n")).decode("utf-8", "surrogateescape")
+        for t in files]
     return files + code + mixed + variants
 
 
