@@ -139,15 +139,16 @@ def test_channel_that_never_reads_a_10mb_prompt(
                     "--- /dev/null\n+++ b/src/big.txt\n@@ -0,0 +1,110000 @@\n" + lines)
     review = review_with(repo, fake_cli, run_mmr,
                          {"stdout": CLEAN, "ignore_stdin": True, "sleep": 0.5},
-                         "--diff", str(diff), timeout=20)
+                         "--diff", str(diff), timeout=60)
     # It answered without reading its prompt: mmr cannot know, so the reply counts — but the
-    # unread 10 MB must neither stall mmr (EPIPE is swallowed, §5.5) nor cost the others.
+    # unread 10 MB must neither stall mmr (EPIPE is swallowed) nor cost the others: a stall
+    # would last until the channel's timeout, minutes; the bound leaves room for a loaded box.
     per_channel = review.doc["per_channel"]
     assert [per_channel[n]["status"] for n in ("ok1", "ok2", "bad")] == ["completed"] * 3
     assert review.bad_call()["stdin_bytes"] is None  # it really never read
     for name in ("ok1", "ok2"):
         assert review.fakes[name].last_call()["stdin_bytes"] > 10_000_000
-    assert review.seconds < 20
+    assert review.seconds < 45
     assert (review.code, review.doc["verdict"]) == (0, "pass")
 
 
