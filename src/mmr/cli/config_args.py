@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -19,7 +18,6 @@ from typer.core import TyperCommand
 
 from mmr.cli.argv import ArgvError
 from mmr.cli.output import write_report
-from mmr.config.paths import find_project_root
 from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.log import stderr_line
 
@@ -70,10 +68,6 @@ def guarded(run: Callable[[], int]) -> int:
     except (ConfigCommandError, ScopeConflict) as exc:
         stderr_line(f"mmr: error: {exc}")
         return 1
-
-
-def project_root() -> Path:
-    return find_project_root(Path.cwd())
 
 
 def as_json(value: object) -> str:

@@ -25,13 +25,12 @@ from mmr.cli.config_args import (
     missing,
     positionals,
     positionals_argument,
-    project_root,
     refuse,
     say,
     unexpected,
 )
 from mmr.cli.groups import command_group
-from mmr.config.paths import project_config_path, user_config_path
+from mmr.config.paths import find_project_root, project_config_path, user_config_path
 from mmr.log import stderr_line
 
 if TYPE_CHECKING:
@@ -65,7 +64,7 @@ def init(
         from mmr.config_edit.init_config import init_project_config
 
         positionals("init", args, 0)
-        init_project_config(project_root(), with_examples=with_examples, say=say,
+        init_project_config(find_project_root(), with_examples=with_examples, say=say,
                             user_file=user_file)
         return 0
 
@@ -84,7 +83,7 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
         from mmr.config_edit.scope import load_for_probes
 
         positionals("test", args, 0)
-        root = project_root()
+        root = find_project_root()
         loaded, _ = load_for_probes(root, trust_project_config=trust_project_config,
                                     on_warning=stderr_line)
         report, ok = config_test_report(loaded)
@@ -130,7 +129,7 @@ def channels(
         if action is None:
             if not redact:
                 stderr_line(LIST_NO_REDACT_WARNING)
-            rows = channel_rows(load(project_root()), redact=redact)
+            rows = channel_rows(load(find_project_root()), redact=redact)
             say(as_json(rows) if fmt == "json" else channels_table(rows))
             return 0
         if action.startswith("show:"):
@@ -169,7 +168,7 @@ def path(*, args: Annotated[list[str] | None, positionals_argument("")] = None) 
         from mmr.config_edit.views import paths_report
 
         positionals("path", args, 0)
-        root = project_root()
+        root = find_project_root()
         project = project_config_path(root)
         say(paths_report(user_config_path(), project, project_file_note(project, root)))
         return 0
@@ -220,7 +219,7 @@ def set_(*, global_: GlobalFlag = False, project: ProjectFlag = False,
             missing("<dotted.path>" if key is None else "<value>")
         scope = requested_scope(global_, project)
         outcome = set_config_value(key, value, scope=scope,
-                                   project_root=project_root())
+                                   project_root=find_project_root())
         flag = "--global" if outcome.file.scope == "user" else "--project"
         say(f"✓ set {key}\n  wrote {outcome.file.path}\n"
              f"  revert mmr config unset {key} {flag}")
@@ -243,7 +242,7 @@ def unset(*, global_: GlobalFlag = False, project: ProjectFlag = False,
         if key is None:
             missing("<dotted.path>")
         scope = requested_scope(global_, project)
-        outcome = unset_config_value(key, scope=scope, project_root=project_root())
+        outcome = unset_config_value(key, scope=scope, project_root=find_project_root())
         if not outcome.removed:
             say(f"  {key} is not set in {outcome.file.path} — nothing to unset.")
             return 0
@@ -268,7 +267,7 @@ def _toggle(verb: Literal["enable", "disable"], args: list[str] | None,
         missing("<channel>")
     scope = requested_scope(global_, project)
     outcome = toggle_channel(name, enable=verb == "enable", scope=scope,
-                             project_root=project_root())
+                             project_root=find_project_root())
     say(toggle_report(outcome))
     return 0
 
@@ -277,7 +276,7 @@ def _show(name: str, redact: bool) -> int:
     from mmr.config_edit.scope import load
     from mmr.config_edit.views import SHOW_NO_REDACT_WARNING, show_channel, unknown_channel_message
 
-    loaded = load(project_root())
+    loaded = load(find_project_root())
     text = show_channel(loaded, name, redact=redact)
     if text is None:
         refuse(unknown_channel_message(loaded, name))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mmr import git
 from mmr.config.loaded import ProjectText
+from mmr.config.paths import find_project_root
 from mmr.diff.inputs import DiffRequest
 from mmr.diff.proposed import ProposedChanges
 from mmr.errors import GitError
@@ -46,14 +47,6 @@ def is_ci(env: Mapping[str, str] | None = None) -> bool:
 def is_git_repository(cwd: Path) -> bool:
     """Git says ``cwd`` is in a work tree, or (advisory) a ``.git`` entry sits above it."""
     return git.is_inside_work_tree(cwd) or git.find_dot_git_ancestor(cwd) is not None
-
-
-def project_root(cwd: Path) -> Path:
-    """The git top-level, else ``cwd`` (as ``config.paths``)."""
-    try:
-        return git.show_toplevel(cwd)
-    except GitError:
-        return cwd.absolute()
 
 
 @dataclass(frozen=True)
@@ -169,7 +162,7 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *, ci: boo
                   resolve_pr_base: PrBaseResolver | None = None) -> TrustContext:
     """Classify the run, collect its stderr warnings and read the trusted project config."""
     found = classify_trust_mode(cwd, request, flags, ci=ci, resolve_pr_base=resolve_pr_base)
-    root = project_root(cwd)
+    root = find_project_root(cwd)
     warnings = list(found.notes)
     branch = ProposedChanges()
     compared_with: str | None = None
