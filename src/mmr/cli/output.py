@@ -74,7 +74,7 @@ def write_report(text: str, *, newline: bool = True, stream: TextIO | None = Non
     try:
         write_all(fd, data)
     except BrokenPipeError:
-        _discard_further_output(fd)
+        discard_further_output(fd)
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -89,7 +89,9 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _discard_further_output(fd: int) -> None:
+def discard_further_output(fd: int) -> None:
+    """Point ``fd`` at /dev/null: its reader has gone, and a later write (or the
+    interpreter's final flush) must not fail again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, fd)
