@@ -23,6 +23,7 @@ from pydantic_core import PydanticUndefined
 
 from mmr.config.channel_schema import ReplayChannel
 from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel, TemplateConfig
+from mmr.config.unknown_keys import models_in
 from mmr.parsers import specs
 from mmr.parsers.registry import registered_names
 
@@ -118,18 +119,8 @@ def _walk(model: type[BaseModel], prefix: str) -> Iterator[KeyRow]:
 def _model_of(annotation: Any) -> type[BaseModel] | None:
     """The one model a field holds; None for scalars and for parser specs (a name or
     one of several objects, documented in their own table)."""
-    models = [m for m in _union_members(annotation)
-              if isinstance(m, type) and issubclass(m, BaseModel)]
+    models = models_in(annotation)
     return models[0] if len(models) == 1 else None
-
-
-def _union_members(annotation: Any) -> list[Any]:
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _union_members(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return [m for arg in typing.get_args(annotation) for m in _union_members(arg)]
-    return [annotation]
 
 
 _WORDS = {str: "string", bool: "boolean", int: "integer", float: "number"}
