@@ -250,14 +250,7 @@ def line_changes(old: str, new: str, cwd: Path) -> str:
 
 def remote_default_branch(cwd: Path, remote: str = "origin") -> str | None:
     """``<remote>/<name>`` that ``refs/remotes/<remote>/HEAD`` points at, or None."""
-    try:
-        out = _git(["symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD"], cwd,
-                   timeout=PROBE_TIMEOUT)
-    except ToolNotFoundError:
-        raise
-    except GitError:
-        return None
-    return _text(out).strip() or None
+    return _symbolic_ref(f"refs/remotes/{remote}/HEAD", cwd)
 
 
 def changed_paths(base: str, head: str, cwd: Path, *, only: Sequence[str]) -> list[str]:
@@ -269,8 +262,13 @@ def changed_paths(base: str, head: str, cwd: Path, *, only: Sequence[str]) -> li
 
 def current_branch(cwd: Path) -> str | None:
     """The checked-out branch's short name, or None on a detached HEAD."""
+    return _symbolic_ref("HEAD", cwd)
+
+
+def _symbolic_ref(name: str, cwd: Path) -> str | None:
+    """The short name of the ref the symbolic ref ``name`` points at, or None."""
     try:
-        out = _git(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd, timeout=PROBE_TIMEOUT)
+        out = _git(["symbolic-ref", "--quiet", "--short", name], cwd, timeout=PROBE_TIMEOUT)
     except ToolNotFoundError:
         raise
     except GitError:
