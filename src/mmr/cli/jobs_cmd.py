@@ -16,7 +16,7 @@ import typer
 
 from mmr.cache.store import open_review_cache
 from mmr.cli.groups import command_group
-from mmr.cli.output import write_report
+from mmr.cli.output import write_json, write_report
 from mmr.config.paths import find_project_root, jobs_dir, mmr_home
 
 app: typer.Typer = command_group("Manage review jobs.")
@@ -25,12 +25,9 @@ app: typer.Typer = command_group("Manage review jobs.")
 @app.command("list")
 def list_jobs() -> int:
     """List review jobs, newest first."""
-    from mmr.formatters.json import dumps
     from mmr.store.jobs import JobStore
 
-    jobs = JobStore(jobs_dir()).list_jobs()
-    write_report(dumps([job.list_entry() for job in jobs]))
-    return 0
+    return write_json([job.list_entry() for job in JobStore(jobs_dir()).list_jobs()])
 
 
 @app.command("prune")

@@ -77,6 +77,15 @@ def write_report(text: str, *, newline: bool = True, stream: TextIO | None = Non
         discard_further_output(fd)
 
 
+def write_json(value: object) -> int:
+    """``value`` as the 2-space JSON document mmr prints (:func:`mmr.formatters.json.dumps`)
+    on stdout; returns exit code 0."""
+    from mmr.formatters.json import dumps  # it loads the models: only a JSON answer needs it
+
+    write_report(dumps(value))
+    return 0
+
+
 def write_all(fd: int, data: bytes) -> None:
     """``os.write`` until every byte is written, waiting whenever the fd would block."""
     view = memoryview(data)

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from mmr.cli.output import write_report
+from mmr.cli.output import write_json
 from mmr.config.paths import jobs_dir
 
 
@@ -25,10 +25,9 @@ def status(
         metavar="JOB_ID", show_default=False, help="The job id, e.g. mmr-3f2a9c1b7d04.")],
 ) -> int:
     """Check the status of a review job."""
-    from mmr.formatters.json import dumps
     from mmr.store.job_status import status_document, status_exit_code
     from mmr.store.jobs import JobStore
 
     job = JobStore(jobs_dir()).load(job_id)  # JobNotFoundError: exit 5
-    write_report(dumps(status_document(job)))
+    write_json(status_document(job))
     return status_exit_code(job)
