@@ -129,9 +129,7 @@ def build_plans(names: Sequence[str], loaded: LoadedConfig, prompt: str,
     """One plan per channel: its wrapper around the prompt, this run's vars and timeout."""
     plans: list[ChannelPlan] = []
     for name in names:
-        channel = loaded.channel(name)
-        if channel is None:  # selection has already rejected unknown names
-            raise ChannelSelectionError(f'Channel "{name}" not found in config')
+        channel = loaded.channels[name]  # selection has already rejected unknown names
         wrapper = resolve_prompt_wrapper(channel.prompt_wrapper, name)
         plans.append(ChannelPlan(
             name=name, channel=with_vars(channel, overrides),

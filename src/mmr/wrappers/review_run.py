@@ -113,9 +113,7 @@ def load_base_config(tree: Worktree, notice: Line) -> LoadedConfig:
 
 def prepared_channel(loaded: LoadedConfig, name: str, options: ReviewOptions) -> Channel:
     """The channel with this run's vars, and the clean-tree assertion forced on."""
-    channel = loaded.channel(name)
-    if channel is None:  # check_dispatchable has already rejected this
-        raise ConfigError(f'Channel "{name}" not found in config')
+    channel = loaded.channels[name]  # check_dispatchable has already rejected a missing one
     overrides: dict[str, object] = {"max_turns": options.max_turns}
     if options.effort is not None:
         overrides["effort"] = options.effort
