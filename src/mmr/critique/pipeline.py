@@ -15,7 +15,7 @@ from functools import partial
 
 import anyio
 
-from mmr.config.loaded import Channel, LoadedConfig
+from mmr.config.loaded import LoadedConfig
 from mmr.config.loader import load_config
 from mmr.config.paths import jobs_dir
 from mmr.config.selection import select_channels
@@ -123,12 +123,7 @@ def _plans(names: list[str], loaded: LoadedConfig, *, artifact: Artifact,
     redacted_context, context_hits = (None, 0) if context is None else \
         redact_credentials(context.blob)
     redacted = PromptParts(redacted_artifact, request.focus, previous, redacted_context)
-    channels: dict[str, Channel] = {}
-    for name in names:
-        channel = loaded.channel(name)
-        if channel is None:  # selection already rejected unknown names
-            raise KeyError(name)
-        channels[name] = channel
+    channels = {name: loaded.channels[name] for name in names}  # selection checked the names
     if hits + context_hits and any(c.on_credentials != "allow" for c in channels.values()):
         io.notice(f"[mmr] warning: redacted {hits + context_hits} credential-shaped string(s) "
                   "from the artifact and repository context before sending them "
