@@ -17,11 +17,11 @@ from pathlib import Path
 
 from mmr import git
 from mmr.config.loaded import ProjectSource, ProjectText, WorkingTree
-from mmr.config.paths import user_config_path
+from mmr.config.paths import PROJECT_CONFIG_NAME, user_config_path
 from mmr.config.yaml_io import parse_config_mapping
 from mmr.diff.proposed import ProposedChanges, detect_proposed_changes
 from mmr.errors import GitError, MmrError
-from mmr.trust.trusted_files import ACKS_DIR, PROJECT_CONFIG_NAME
+from mmr.trust.trusted_files import ACKS_DIR
 
 _LOCAL_FALLBACKS = ("main", "master")
 NO_DEFAULT_BRANCH = (

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mmr.config.paths import PROJECT_CONFIG_NAME
 from mmr.diff.inputs import DiffRequest
 from mmr.diff.proposed import ProposedChanges
 from mmr.trust.modes import TrustContext, is_ci
-from mmr.trust.trusted_files import ACKS_DIR, PROJECT_CONFIG_NAME
+from mmr.trust.trusted_files import ACKS_DIR
 
 PREFIX = "[mmr] notice: "
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from mmr import git
 from mmr.config.loaded import ProjectText
+from mmr.config.paths import PROJECT_CONFIG_NAME
 from mmr.errors import GitError
 
-PROJECT_CONFIG_NAME = ".mmr.yaml"
 ACKS_DIR = ".mmr/acks"
 MAX_ACK_BYTES = 256 * 1024
 _ACK_FILE_NAME = re.compile(r"[0-9a-f]{40}\.json")
