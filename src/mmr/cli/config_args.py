@@ -17,7 +17,6 @@ import typer
 from typer.core import TyperCommand
 
 from mmr.cli.argv import ArgvError
-from mmr.cli.output import write_report
 from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.log import stderr_line
 
@@ -55,10 +54,6 @@ def missing(shape: str) -> NoReturn:
     raise ArgvError(f"missing argument {shape}")
 
 
-def refuse(message: str) -> NoReturn:
-    raise ConfigCommandError(message)
-
-
 def guarded(run: Callable[[], int]) -> int:
     """Print a refusal as one ``mmr: error:`` line (no help) and return 1."""
     from mmr.config_edit.scope import ScopeConflict
@@ -72,8 +67,4 @@ def guarded(run: Callable[[], int]) -> int:
 
 def as_json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
-
-
-def say(text: str) -> None:
-    write_report(text)
 

@@ -25,12 +25,12 @@ from mmr.cli.config_args import (
     missing,
     positionals,
     positionals_argument,
-    refuse,
-    say,
     unexpected,
 )
 from mmr.cli.groups import command_group
+from mmr.cli.output import write_report
 from mmr.config.paths import find_project_root, project_config_path, user_config_path
+from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.log import stderr_line
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def init(
         from mmr.config_edit.init_config import init_project_config
 
         positionals("init", args, 0)
-        init_project_config(find_project_root(), with_examples=with_examples, say=say,
+        init_project_config(find_project_root(), with_examples=with_examples, say=write_report,
                             user_file=user_file)
         return 0
 
@@ -89,7 +89,7 @@ def test(*, args: Annotated[list[str] | None, positionals_argument("")] = None,
         report, ok = config_test_report(loaded)
         if not trust_project_config:
             _mark_unseen(report, root, loaded)
-        say(as_json(report))
+        write_report(as_json(report))
         return 0 if ok else 1
 
     return guarded(run)
@@ -130,7 +130,7 @@ def channels(
             if not redact:
                 stderr_line(LIST_NO_REDACT_WARNING)
             rows = channel_rows(load(find_project_root()), redact=redact)
-            say(as_json(rows) if fmt == "json" else channels_table(rows))
+            write_report(as_json(rows) if fmt == "json" else channels_table(rows))
             return 0
         if action.startswith("show:"):
             if target is not None:
@@ -170,7 +170,7 @@ def path(*, args: Annotated[list[str] | None, positionals_argument("")] = None) 
         positionals("path", args, 0)
         root = find_project_root()
         project = project_config_path(root)
-        say(paths_report(user_config_path(), project, project_file_note(project, root)))
+        write_report(paths_report(user_config_path(), project, project_file_note(project, root)))
         return 0
 
     return guarded(run)
@@ -184,7 +184,7 @@ def schema(*, args: Annotated[list[str] | None, positionals_argument("")] = None
         from mmr.config_edit.json_schema import render_schema
 
         positionals("schema", args, 0)
-        say(render_schema())
+        write_report(render_schema())
         return 0
 
     return guarded(run)
@@ -221,7 +221,7 @@ def set_(*, global_: GlobalFlag = False, project: ProjectFlag = False,
         outcome = set_config_value(key, value, scope=scope,
                                    project_root=find_project_root())
         flag = "--global" if outcome.file.scope == "user" else "--project"
-        say(f"✓ set {key}\n  wrote {outcome.file.path}\n"
+        write_report(f"✓ set {key}\n  wrote {outcome.file.path}\n"
              f"  revert mmr config unset {key} {flag}")
         return 0
 
@@ -244,14 +244,14 @@ def unset(*, global_: GlobalFlag = False, project: ProjectFlag = False,
         scope = requested_scope(global_, project)
         outcome = unset_config_value(key, scope=scope, project_root=find_project_root())
         if not outcome.removed:
-            say(f"  {key} is not set in {outcome.file.path} — nothing to unset.")
+            write_report(f"  {key} is not set in {outcome.file.path} — nothing to unset.")
             return 0
         lines = [f"✓ unset {key}  ({outcome.file.path})"]
         found, value = outcome.inherited
         if found:
             shown = redacted_inherited(parse_path(key), value)
             lines.append(f"  now inherits: {compact_json(shown)}")
-        say("\n".join(lines))
+        write_report("\n".join(lines))
         return 0
 
     return guarded(run)
@@ -268,7 +268,7 @@ def _toggle(verb: Literal["enable", "disable"], args: list[str] | None,
     scope = requested_scope(global_, project)
     outcome = toggle_channel(name, enable=verb == "enable", scope=scope,
                              project_root=find_project_root())
-    say(toggle_report(outcome))
+    write_report(toggle_report(outcome))
     return 0
 
 
@@ -279,8 +279,8 @@ def _show(name: str, redact: bool) -> int:
     loaded = load(find_project_root())
     text = show_channel(loaded, name, redact=redact)
     if text is None:
-        refuse(unknown_channel_message(loaded, name))
+        raise ConfigCommandError(unknown_channel_message(loaded, name))
     if not redact:
         stderr_line(SHOW_NO_REDACT_WARNING)
-    say(text)
+    write_report(text)
     return 0
