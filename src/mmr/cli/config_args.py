@@ -1,4 +1,4 @@
-"""Plumbing shared by the ``mmr config`` sub-commands: positionals, refusals, output.
+"""Plumbing shared by the ``mmr config`` sub-commands: positionals and refusals.
 
 MMR 4.0.1 parses ``mmr config <action> [name] [target]`` itself, so each sub-command
 takes its positionals as one hidden list and checks it here. A surplus or missing one is a
