@@ -41,7 +41,7 @@ from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.review.run import ReviewIO
 from mmr.secrets.credentials import redact_credentials
 from mmr.store.jobs import JobStore
-from mmr.trust.modes import CONFIG_WARNING, TrustContext, TrustFlags, resolve_trust
+from mmr.trust.modes import CONFIG_WARNING, TrustFlags, resolve_trust
 
 NOTHING_PASSED = "No channels passed auth — emitting an empty critique. Run `mmr doctor`."
 
@@ -71,7 +71,8 @@ def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
         trust_project_config=request.trust_project_config))
     for warning in trust.warnings:
         io.notice(CONFIG_WARNING if warning.startswith(CONFIG_WARNING) else warning)
-    loaded = _load_config(trust, request, io)                                      # 3
+    loaded = load_config(trust.project_root, project_source=trust.project_config,  # 3
+                         cli_overrides=request.config_overrides(), on_warning=io.notice)
     names = select_channels(loaded.config, request.channels)                       # 4
     context = (build_repo_context(io.cwd, artifact.text, request.explicit_paths)   # 5
                if request.wants_context else None)
@@ -96,12 +97,6 @@ def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
     report = run_critique_job(setup, store, job_id, gate, progress=io.progress,    # 12-15
                               notice=io.notice)
     return _outcome(report, request, job_id)
-
-
-def _load_config(trust: TrustContext, request: CritiqueRequest, io: CritiqueIO) -> LoadedConfig:
-    """The config the trust policy allows: the project layer only from a trusted source."""
-    return load_config(trust.project_root, project_source=trust.project_config,
-                       cli_overrides=request.config_overrides(), on_warning=io.notice)
 
 
 def _session(session_id: str | None,

@@ -61,7 +61,7 @@ def default_branch(root: Path) -> str | None:
     configured = configured_default_branch()
     if configured is not None:
         return configured if git.ref_exists(configured, root) else None
-    remote = git.remote_default_branch(root)
+    remote = git.symbolic_ref("refs/remotes/origin/HEAD", root)
     if remote is not None and git.is_safe_ref(remote):
         return remote
     return next((name for name in _LOCAL_FALLBACKS if git.ref_exists(name, root)), None)
