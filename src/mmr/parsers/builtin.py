@@ -9,12 +9,7 @@ from mmr.parsers.echo import after_echo
 from mmr.parsers.errors import ParseError
 from mmr.parsers.registry import register_parser
 from mmr.parsers.scanners import extract_first_object, extract_last_object, top_level_objects
-from mmr.parsers.text import (
-    JSON_DECODER,
-    decode_json,
-    fix_trailing_commas,
-    strip_markdown_fences,
-)
+from mmr.parsers.text import JSON_DECODER, decode_candidate, decode_json, strip_markdown_fences
 from mmr.parsers.validate import (
     bare_finding,
     has_blocking,
@@ -39,7 +34,7 @@ def bare_findings_array(text: str) -> ParsedOutput | None:
     if not (body.startswith("[") and body.endswith("]")):
         return None
     try:
-        items = _decode_object(body)
+        items = decode_candidate(body)
     except Exception:
         return None
     if not isinstance(items, list) or not all(_finding_shaped(item) for item in items):
@@ -50,11 +45,6 @@ def bare_findings_array(text: str) -> ParsedOutput | None:
 
 def _finding_shaped(item: Any) -> bool:
     return isinstance(item, dict) and not _FINDING_KEYS.isdisjoint(item)
-
-
-def _decode_object(candidate: str) -> Any:
-    """Decode after trailing-comma removal."""
-    return decode_json(fix_trailing_commas(candidate))
 
 
 def _only_object(text: str) -> tuple[str, Any] | None:
@@ -104,7 +94,7 @@ def scanned_reading(text: str) -> ParsedOutput:
         if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
             return lenient_reply(reviews[-1])
     candidate = extract_first_object(text)
-    return _first_object_reply(text, candidate, _decode_object(candidate))
+    return _first_object_reply(text, candidate, decode_candidate(candidate))
 
 
 def _first_object_reply(text: str, candidate: str, value: Any) -> ParsedOutput:

@@ -71,6 +71,6 @@ def decode_json(text: str) -> Any:
     return JSON_DECODER.decode(text)
 
 
-def decode_candidate(text: str, start: int, end: int) -> Any:
-    """Decode the candidate ``text[start:end + 1]`` after trailing-comma removal."""
-    return decode_json(fix_trailing_commas(text[start : end + 1]))
+def decode_candidate(candidate: str) -> Any:
+    """Decode a candidate as MMR 4.0.1 does: trailing commas removed, then strict JSON."""
+    return decode_json(fix_trailing_commas(candidate))

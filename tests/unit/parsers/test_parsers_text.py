@@ -63,6 +63,6 @@ def test_duplicate_keys_last_wins() -> None:
 def test_decode_candidate_in_place_and_with_repair() -> None:
     text = 'xx {"a": [1, 2,], "b": "c,]"} yy'
     start, end = text.index("{"), text.rindex("}")
-    assert decode_candidate(text, start, end) == {"a": [1, 2], "b": "c,]"}
+    assert decode_candidate(text[start : end + 1]) == {"a": [1, 2], "b": "c,]"}
     with pytest.raises(ValueError):
-        decode_candidate('{"a" 1}', 0, 6)
+        decode_candidate('{"a" 1}')
