@@ -9,7 +9,12 @@ from mmr.parsers.echo import after_echo
 from mmr.parsers.errors import ParseError
 from mmr.parsers.registry import register_parser
 from mmr.parsers.scanners import extract_first_object, extract_last_object, top_level_objects
-from mmr.parsers.text import JSON_DECODER, decode_candidate, decode_json, strip_markdown_fences
+from mmr.parsers.text import (
+    JSON_DECODER,
+    decode_candidate,
+    decode_json,
+    strip_markdown_fences,
+)
 from mmr.parsers.validate import (
     bare_finding,
     has_blocking,

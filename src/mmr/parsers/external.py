@@ -16,7 +16,11 @@ from mmr.models import ParsedOutput
 from mmr.parsers.brackets import Balanced, BracketIndex
 from mmr.parsers.errors import ParseError
 from mmr.parsers.scanners import extract_first_object
-from mmr.parsers.text import JSON_DECODER, decode_candidate, strip_markdown_fences
+from mmr.parsers.text import (
+    JSON_DECODER,
+    decode_candidate,
+    strip_markdown_fences,
+)
 from mmr.parsers.validate import has_blocking, strict_finding, strict_reply
 
 INJECTED_SUMMARY = "Injected external findings"
