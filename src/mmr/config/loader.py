@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from mmr.config import checks
 from mmr.config.aliases import normalize_channel_keys
+from mmr.config.channel_schema import with_default_kind
 from mmr.config.defaults import BUILTIN_LABEL, builtin_layer
 from mmr.config.issues import ConfigIssue, ConfigValidationError, issues_from
 from mmr.config.loaded import (
@@ -83,7 +84,7 @@ def load_config(
             describe=lambda name: f"{file_of(('channels', name, 'extends'))}: "
                                   f"channels.{name}.extends: ",
         )
-        values["channels"] = {name: _with_kind(channel) for name, channel in resolved.items()}
+        values["channels"] = {name: with_default_kind(ch) for name, ch in resolved.items()}
         sources["channels"] = resolved_sources
 
     _warn_unknown_keys(layers, values, sink)
@@ -163,13 +164,6 @@ def _merge(layers: list[ConfigLayer]) -> tuple[dict[str, Any], dict[str, Any]]:
         values = deep_merge(values, layer.data)
         sources = deep_merge(sources, mark(layer.data, layer.source))
     return values, sources
-
-
-def _with_kind(channel: Any) -> Any:
-    """``kind: subprocess`` for a channel that (after extends) still has no kind."""
-    if isinstance(channel, dict) and "kind" not in channel:
-        return {**channel, "kind": "subprocess"}
-    return channel
 
 
 def _warn_unknown_keys(layers: list[ConfigLayer], merged: dict[str, Any],
