@@ -151,6 +151,18 @@ def gate_line(results: ReconciledResults) -> str:
     return line
 
 
+def honesty_lines(results: ReconciledResults) -> list[str]:
+    """mmr's lines under the headline: the summary when it carries a not-gated note, the
+    channel counts said in words, the gate, the pull request and coverage."""
+    lines = []
+    if results.metadata.ungated_count:
+        lines.append(f"Verdict: {results.summary}")
+    if results.per_channel:
+        lines.append(f"Reviewers: {counts_phrase(results)}")
+    lines.append(gate_line(results))
+    return lines + [line for line in (pull_line(results), coverage_line(results)) if line]
+
+
 def counts_phrase(results: ReconciledResults) -> str:
     """``2 of 3 reported; 1 compensating pass, 1 reported`` — the ``Channels`` counts said
     in words (a compensating pass is not a reviewer of its own)."""

@@ -14,16 +14,13 @@ from mmr.formatters.labels import (
     PLACE_NOTES,
     PLACE_TITLES,
     agreeing,
-    counts_phrase,
-    coverage_line,
     failure_reason,
-    gate_line,
     gate_lines,
+    honesty_lines,
     is_gate_document,
     off_diff_groups,
     other_wordings,
     proposal_parts,
-    pull_line,
     run_total_line,
     state_tag,
     telemetry_parts,
@@ -88,22 +85,12 @@ def _job_line(results: ReconciledResults) -> str:
 
 
 def _honesty_lines(results: ReconciledResults) -> list[str]:
-    """The not-gated verdict, counts in words, gate and coverage, as the text
-    report has them; each a separate paragraph line."""
-    lines = [""]
-    if results.metadata.ungated_count:
-        lines.append(f"**Verdict:** {escape_cell(results.summary)}  ")
-    if results.per_channel:
-        lines.append(f"**Reviewers:** {counts_phrase(results)}  ")
-    lines.append(f"**{gate_line(results).replace(': ', ':** ', 1)}  ")
-    if (pull := pull_line(results)) is not None:
-        lines.append(f"**{escape_cell(pull).replace(': ', ':** ', 1)}  ")
-    coverage = coverage_line(results)
-    if coverage is not None:
-        lines.append(f"**{escape_cell(coverage).replace(': ', ':** ', 1)}")
-    else:
-        lines[-1] = lines[-1].removesuffix("  ")
-    return lines
+    """The text report's lines under the headline, label in bold, each ending a line of
+    one paragraph (two trailing spaces) but the last."""
+    lines = [f"**{escape_cell(line).replace(': ', ':** ', 1)}  "
+             for line in honesty_lines(results)]
+    lines[-1] = lines[-1].removesuffix("  ")
+    return ["", *lines]
 
 
 def _trust_line(results: ReconciledResults) -> str:

@@ -16,16 +16,13 @@ from mmr.formatters.labels import (
     PLACE_NOTES,
     PLACE_TITLES,
     agreeing,
-    counts_phrase,
-    coverage_line,
     failure_reason,
-    gate_line,
     gate_lines,
+    honesty_lines,
     is_gate_document,
     off_diff_groups,
     other_wordings,
     proposal_parts,
-    pull_line,
     run_total_line,
     state_tag,
     telemetry_parts,
@@ -58,7 +55,7 @@ def render_text(results: ReconciledResults) -> str:
     lines = [f"MMR {verdict_label(results)} — {results.job_id}", _counts_line(results)]
     if results.trust_mode is not None:
         lines.append(_trust_line(results))
-    lines += _honesty_lines(results)
+    lines += honesty_lines(results)
     lines.append("")
     off_diff = off_diff_groups(results)
     if results.reconciled_findings:
@@ -96,23 +93,6 @@ def _counts_line(results: ReconciledResults) -> str:
     segments.append(f"Channels: {meta.channels_completed}/{meta.channels_dispatched}")
     segments.append(f"Elapsed: {meta.total_elapsed}")
     return " | ".join(segments)
-
-
-def _honesty_lines(results: ReconciledResults) -> list[str]:
-    """mmr's lines under the headline: the summary when it carries a not-gated note, the
-    channel counts said in words, the gate, and coverage."""
-    lines = []
-    if results.metadata.ungated_count:
-        lines.append(f"Verdict: {results.summary}")
-    if results.per_channel:
-        lines.append(f"Reviewers: {counts_phrase(results)}")
-    lines.append(gate_line(results))
-    if (pull := pull_line(results)) is not None:
-        lines.append(pull)
-    coverage = coverage_line(results)
-    if coverage is not None:
-        lines.append(coverage)
-    return lines
 
 
 def _trust_line(results: ReconciledResults) -> str:
