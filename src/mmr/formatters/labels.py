@@ -59,15 +59,15 @@ def gate_lines(results: ReconciledResults, literal: Callable[[str], str] = str,
     return lines
 
 
-def proposal_parts(results: ReconciledResults, *, config_file: str) -> list[str]:
-    """What a trust-mode run proposes, for the trust line: ``proposed <config_file> change``
-    and ``proposed acks: N`` (each only when there is one)."""
-    parts = []
+def trust_line(results: ReconciledResults, *, config_file: str) -> str:
+    """``Trust: <mode>``, then what the run proposes: ``proposed <config_file> change`` and
+    ``proposed acks: N`` (each only when there is one)."""
+    parts = [f"Trust: {results.trust_mode}"]
     if results.proposed_config_change:
         parts.append(f"proposed {config_file} change")
     if results.proposed_acks:
         parts.append(f"proposed acks: {len(results.proposed_acks)}")
-    return parts
+    return " | ".join(parts)
 
 
 def telemetry_parts(telemetry: Telemetry | None) -> list[str]:

@@ -20,10 +20,10 @@ from mmr.formatters.labels import (
     is_gate_document,
     off_diff_groups,
     other_wordings,
-    proposal_parts,
     run_total_line,
     state_tag,
     telemetry_parts,
+    trust_line,
     verdict_label,
     wording_line,
 )
@@ -44,7 +44,8 @@ def render_markdown(results: ReconciledResults) -> str:
     results = for_markdown(results)
     lines = [f"## Multi-Model Review — {verdict_label(results)}", "", _job_line(results)]
     if results.trust_mode is not None:
-        lines.append(_trust_line(results))
+        trust = trust_line(results, config_file="`.mmr.yaml`")
+        lines.append(f"**{trust.replace(': ', ':** ', 1)}")
     lines += _honesty_lines(results)
     lines.append("")
     off_diff = off_diff_groups(results)
@@ -91,11 +92,6 @@ def _honesty_lines(results: ReconciledResults) -> list[str]:
              for line in honesty_lines(results)]
     lines[-1] = lines[-1].removesuffix("  ")
     return ["", *lines]
-
-
-def _trust_line(results: ReconciledResults) -> str:
-    proposals = proposal_parts(results, config_file="`.mmr.yaml`")
-    return " | ".join([f"**Trust:** {results.trust_mode}", *proposals])
 
 
 def _finding_row(finding: ReconciledFinding) -> str:

@@ -22,10 +22,10 @@ from mmr.formatters.labels import (
     is_gate_document,
     off_diff_groups,
     other_wordings,
-    proposal_parts,
     run_total_line,
     state_tag,
     telemetry_parts,
+    trust_line,
     verdict_label,
     wording_line,
 )
@@ -54,7 +54,7 @@ def render_text(results: ReconciledResults) -> str:
         return "\n".join(gate_lines(results))
     lines = [f"MMR {verdict_label(results)} — {results.job_id}", _counts_line(results)]
     if results.trust_mode is not None:
-        lines.append(_trust_line(results))
+        lines.append(trust_line(results, config_file=".mmr.yaml"))
     lines += honesty_lines(results)
     lines.append("")
     off_diff = off_diff_groups(results)
@@ -93,11 +93,6 @@ def _counts_line(results: ReconciledResults) -> str:
     segments.append(f"Channels: {meta.channels_completed}/{meta.channels_dispatched}")
     segments.append(f"Elapsed: {meta.total_elapsed}")
     return " | ".join(segments)
-
-
-def _trust_line(results: ReconciledResults) -> str:
-    proposals = proposal_parts(results, config_file=".mmr.yaml")
-    return " | ".join([f"Trust: {results.trust_mode}", *proposals])
 
 
 def _finding_lines(finding: ReconciledFinding) -> list[str]:
