@@ -88,6 +88,14 @@ def telemetry_parts(telemetry: Telemetry | None) -> list[str]:
     return parts
 
 
+def channel_state(channel: ChannelResult) -> str:
+    """``failed (12s) [parse_error] (cached from mmr-…)``: a channel line's status part."""
+    state = f"{channel.status} ({channel.elapsed})"
+    if channel.reason:
+        state += f" [{channel.reason}]"
+    return state + (f" (cached from {channel.cached_from})" if channel.cached else "")
+
+
 def run_total_line(results: ReconciledResults) -> str | None:
     """``Run total: 1,234 tokens in · 56 out · $0.0123``; None when no channel reported."""
     meta = results.metadata

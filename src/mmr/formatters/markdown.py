@@ -14,6 +14,7 @@ from mmr.formatters.labels import (
     PLACE_NOTES,
     PLACE_TITLES,
     agreeing,
+    channel_state,
     failure_reason,
     gate_lines,
     honesty_lines,
@@ -116,11 +117,7 @@ def _finding_row(finding: ReconciledFinding) -> str:
 
 
 def _channel_bullet(name: str, channel: ChannelResult) -> str:
-    bullet = f"- **{name}:** {channel.status} ({channel.elapsed})"
-    if channel.reason:
-        bullet += f" [{channel.reason}]"
-    if channel.cached:
-        bullet += f" (cached from {channel.cached_from})"
+    bullet = f"- **{name}:** {channel_state(channel)}"
     parts = telemetry_parts(channel.telemetry)
     if parts:
         bullet += " — " + " · ".join(parts)

@@ -16,6 +16,7 @@ from mmr.formatters.labels import (
     PLACE_NOTES,
     PLACE_TITLES,
     agreeing,
+    channel_state,
     failure_reason,
     gate_lines,
     honesty_lines,
@@ -115,12 +116,7 @@ def _finding_lines(finding: ReconciledFinding) -> list[str]:
 
 
 def _channel_lines(name: str, channel: ChannelResult) -> list[str]:
-    head = f"  {name}: {channel.status} ({channel.elapsed})"
-    if channel.reason:
-        head += f" [{channel.reason}]"
-    if channel.cached:
-        head += f" (cached from {channel.cached_from})"
-    lines = [head]
+    lines = [f"  {name}: {channel_state(channel)}"]
     parts = telemetry_parts(channel.telemetry)
     if parts:
         lines.append("    " + " · ".join(parts))
