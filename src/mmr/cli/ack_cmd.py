@@ -153,11 +153,9 @@ def prune(
 
 def _configured_ack_retention() -> float:
     """``defaults.ack_retention_days`` from user + working-tree project config (no gating)."""
-    from mmr.config.loaded import WorkingTree
-    from mmr.config.loader import load_config
+    from mmr.config_edit.scope import load
 
-    loaded = load_config(find_project_root(), project_source=WorkingTree())
-    return loaded.defaults.ack_retention_days
+    return load(find_project_root()).defaults.ack_retention_days
 
 
 def _plain_number(value: float) -> float:

@@ -34,11 +34,10 @@ def list_jobs() -> int:
 def prune_jobs() -> int:
     """Delete jobs older than defaults.job_retention_days (default 7), and prune the review
     cache (expired replies, then the least recently used past defaults.cache.max_size_mb)."""
-    from mmr.config.loaded import WorkingTree
-    from mmr.config.loader import load_config
+    from mmr.config_edit.scope import load
     from mmr.store.jobs import JobStore
 
-    loaded = load_config(find_project_root(), project_source=WorkingTree())
+    loaded = load(find_project_root())
     days = loaded.defaults.job_retention_days
     pruned = JobStore(jobs_dir()).prune(days, datetime.now(UTC))
     cache = loaded.defaults.cache
