@@ -11,32 +11,25 @@ import os
 import re
 import select
 import sys
-from collections.abc import Mapping
 from typing import TextIO
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 
-def use_color(
-    stream: TextIO | None, flag: bool | None = None, env: Mapping[str, str] | None = None
-) -> bool:
+def use_color(stream: TextIO | None) -> bool:
     """Whether to colour output written to ``stream``.
 
-    Precedence: an explicit ``flag`` (``--color``/``--no-color``), then ``NO_COLOR``
-    (any non-empty value disables), then ``FORCE_COLOR`` (non-empty enables, ``0``/``false``
-    disables), then ``TERM=dumb``, then whether the stream is a terminal. Decide once and
-    pass the answer down.
+    Precedence: ``NO_COLOR`` (any non-empty value disables), then ``FORCE_COLOR``
+    (non-empty enables, ``0``/``false`` disables), then ``TERM=dumb``, then whether the
+    stream is a terminal. Decide once and pass the answer down.
     """
-    if flag is not None:
-        return flag
-    environ = os.environ if env is None else env
-    if environ.get("NO_COLOR", ""):
+    if os.environ.get("NO_COLOR", ""):
         return False
-    force = environ.get("FORCE_COLOR", "")
+    force = os.environ.get("FORCE_COLOR", "")
     if force:
         return force.strip().lower() not in _FALSE_WORDS
-    if environ.get("TERM", "") == "dumb":
+    if os.environ.get("TERM", "") == "dumb":
         return False
     return is_terminal(stream)
 
