@@ -41,8 +41,6 @@ def test_trailing_commas_are_removed_before_closers() -> None:
 def test_trailing_commas_inside_strings_are_kept_q2() -> None:
     text = '{"d": "use [a, ] or {b, }",}'
     assert fix_trailing_commas(text) == '{"d": "use [a, ] or {b, }"}'
-    # The reference's behaviour, kept behind the flag, rewrites string contents too.
-    assert fix_trailing_commas(text, string_aware=False) == '{"d": "use [a] or {b}"}'
 
 
 def test_trailing_comma_after_escaped_quote() -> None:
