@@ -84,7 +84,6 @@ def _from_ref(ref: str, flag: str) -> TrustClassification:
 
 
 def classify_trust_mode(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
-                        ci: bool | None = None,
                         resolve_pr_base: PrBaseResolver | None = None) -> TrustClassification:
     """Apply the trust rules in order; the first that applies decides."""
     if flags.config_base_ref:
@@ -95,7 +94,7 @@ def classify_trust_mode(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
         return _classify_pr(request.pr, cwd, resolve_pr_base or git.pr_base_branch)
     if request.base:
         return _from_ref(request.base, "--base")
-    ci = is_ci() if ci is None else ci
+    ci = is_ci()
     # --staged is trusted locally (it beats --diff); --diff may come from anywhere.
     untrusted = ci if request.staged else (ci or request.diff is not None)
     if untrusted:
@@ -158,10 +157,9 @@ class TrustContext:
         return controls
 
 
-def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *, ci: bool | None = None,
-                  resolve_pr_base: PrBaseResolver | None = None) -> TrustContext:
+def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags) -> TrustContext:
     """Classify the run, collect its stderr warnings and read the trusted project config."""
-    found = classify_trust_mode(cwd, request, flags, ci=ci, resolve_pr_base=resolve_pr_base)
+    found = classify_trust_mode(cwd, request, flags)
     root = find_project_root(cwd)
     warnings = list(found.notes)
     branch = ProposedChanges()
