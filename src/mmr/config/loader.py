@@ -44,7 +44,6 @@ def load_config(
     project_source: ProjectSource | None,
     cli_overrides: Mapping[str, Any] | None = None,
     on_warning: Callable[[str], None] | None = None,
-    user_config_file: Path | None = None,
     default_format: str | None = None,
 ) -> LoadedConfig:
     """Load and validate the layered config.
@@ -61,8 +60,7 @@ def load_config(
     if default_format is not None:
         builtin["defaults"]["format"] = default_format
     layers = [ConfigLayer("default", BUILTIN_LABEL, None, builtin)]
-    user_path = user_config_file or user_config_path()
-    for layer in (_file_layer("user", user_path, sink),
+    for layer in (_file_layer("user", user_config_path(), sink),
                   _project_layer(project_root, project_source, sink), _cli_layer(cli_overrides)):
         if layer is not None:
             layers.append(layer)
