@@ -42,14 +42,14 @@ def is_terminal(stream: TextIO | None) -> bool:
         return False
 
 
-def write_report(text: str, *, newline: bool = True, stream: TextIO | None = None) -> None:
+def write_report(text: str, *, newline: bool = True) -> None:
     """Write ``text`` (plus a newline) to stdout — all of it — and flush.
 
     Lone surrogates (from undecodable channel output) become U+FFFD rather than failing
     the write. If the reader has gone away (``mmr results | head``) the rest is dropped
     quietly: the command still exits with its verdict code.
     """
-    out = sys.stdout if stream is None else stream
+    out = sys.stdout
     payload = text + ("\n" if newline else "")
     try:
         data = payload.encode("utf-8")

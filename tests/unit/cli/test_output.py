@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import os
@@ -59,8 +60,9 @@ def test_color_reads_the_process_environment_by_default(monkeypatch):
 
 def test_write_report_to_a_plain_stream_adds_one_newline():
     sink = io.StringIO()
-    write_report('{"a": 1}', stream=sink)
-    write_report("raw", newline=False, stream=sink)
+    with contextlib.redirect_stdout(sink):
+        write_report('{"a": 1}')
+        write_report("raw", newline=False)
     assert sink.getvalue() == '{"a": 1}\nraw'
 
 
