@@ -137,7 +137,6 @@ def new_root_app() -> typer.Typer:
 
 
 def add_command(root: typer.Typer, target: typer.Typer | Callable[..., Any], name: str) -> None:
-    """Register a command function, or a sub-command app, as ``mmr <name>``."""
     if isinstance(target, typer.Typer):
         root.add_typer(target, name=name)
     else:

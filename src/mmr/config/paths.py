@@ -28,22 +28,18 @@ def mmr_home() -> Path:
 
 
 def user_config_path() -> Path:
-    """The user ("global") config file, ``<mmr home>/config.yaml``."""
     return mmr_home() / USER_CONFIG_NAME
 
 
 def jobs_dir() -> Path:
-    """Where review jobs live (``<mmr home>/jobs``)."""
     return mmr_home() / "jobs"
 
 
 def sessions_dir() -> Path:
-    """Where multi-round review sessions live (``<mmr home>/sessions``)."""
     return mmr_home() / "sessions"
 
 
 def project_config_path(project_root: Path) -> Path:
-    """The project file, ``<project root>/.mmr.yaml``."""
     return project_root / PROJECT_CONFIG_NAME
 
 

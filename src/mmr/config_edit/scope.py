@@ -81,7 +81,6 @@ def requested_scope(global_flag: bool, project_flag: bool) -> Scope | None:
 
 
 def config_file(scope: Scope, project_root: Path) -> ConfigFile:
-    """The user file or ``<project root>/.mmr.yaml``."""
     path = user_config_path() if scope == "user" else project_config_path(project_root)
     return ConfigFile(path, scope)
 

@@ -82,7 +82,6 @@ def retired_message(name: str) -> str:
 
 
 def toggle_report(outcome: ToggleOutcome) -> str:
-    """The success report."""
     name, target = outcome.channel, outcome.target
     done = "Enabled" if outcome.enable else "Disabled"
     lines = [f"✓ {done} channel '{name}'"]

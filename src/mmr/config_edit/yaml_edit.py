@@ -86,7 +86,6 @@ class EditableConfig:
         return self.preamble + text
 
     def get(self, segments: Sequence[str]) -> tuple[bool, Any]:
-        """``(found, value)`` at ``segments``."""
         node: Any = self.root
         for segment in segments:
             if not isinstance(node, dict) or segment not in node:

@@ -149,7 +149,6 @@ async def probe_health_async(loaded: LoadedConfig) -> list[ChannelHealth]:
 
 
 def probe_health(loaded: LoadedConfig) -> list[ChannelHealth]:
-    """:func:`probe_health_async` with its own event loop."""
     return anyio.run(probe_health_async, loaded)
 
 
