@@ -94,8 +94,7 @@ def schema_rows() -> list[KeyRow]:
 def parser_rows() -> list[KeyRow]:
     """The fields of each object-form ``output_parser`` (one table per ``kind``)."""
     rows: list[KeyRow] = []
-    for model in (specs.UnwrapJsonpathSpec, specs.RegexFindingsSpec,
-                  specs.MarkdownFindingsSpec, specs.AnswerSpec):
+    for model in specs.OBJECT_SPECS:
         kind = typing.get_args(model.model_fields["kind"].annotation)[0]
         rows.extend(KeyRow(row.path, row.type, row.default, row.meaning, kind)
                     for row in _walk(model, "output_parser."))
