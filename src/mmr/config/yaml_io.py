@@ -189,7 +189,7 @@ def parse_yaml(text: str, label: str) -> Any:
         check_node_graph(node)
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"Failed to parse {label}: {_describe(exc)}") from None
+        raise ConfigError(f"Failed to parse {label}: {describe_yaml_error(exc)}") from None
     except (ValueError, OverflowError) as exc:  # e.g. a timestamp-shaped 2024-13-45
         raise ConfigError(f"Failed to parse {label}: {exc}") from None
     except (LookupError, AttributeError, TypeError):  # e.g. "!!bool x", "!!timestamp x"
@@ -225,14 +225,15 @@ def yaml_kind(value: Any) -> str:
     return "date" if hasattr(value, "isoformat") else type(value).__name__
 
 
-def _describe(exc: yaml.YAMLError) -> str:
-    """One line: the problem, then where it is (1-based line and column)."""
-    if isinstance(exc, yaml.MarkedYAMLError):
-        problem = exc.problem or exc.context or "invalid YAML"
-        if "but found another document" in problem:
-            problem = "expected a single document in the stream, but found more"
-        mark = exc.problem_mark or exc.context_mark
-        if mark is not None:
-            return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
-        return problem
-    return " ".join(str(exc).split())
+def describe_yaml_error(exc: Exception) -> str:
+    """One line: the problem, then where it is (1-based line and column). PyYAML's and
+    ruamel.yaml's marked errors have the same attributes; anything else is its message."""
+    if not hasattr(exc, "problem_mark"):
+        return " ".join(str(exc).split())
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "invalid YAML"
+    if "but found another document" in problem:
+        problem = "expected a single document in the stream, but found more"
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None:
+        return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
+    return str(problem)
