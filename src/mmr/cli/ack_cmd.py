@@ -138,7 +138,9 @@ def prune(
     from mmr.acks.record import ACK_SCOPES
 
     if older_than is not None:
-        days = check_retention_days(_plain_number(older_than))  # UsageError when < 0
+        # `30` rather than `30.0` in the report when the flag was a whole number.
+        whole = int(older_than) if older_than.is_integer() else older_than
+        days = check_retention_days(whole)  # UsageError when < 0
     else:
         days = _configured_ack_retention()
     report = prune_acks(
@@ -156,8 +158,3 @@ def _configured_ack_retention() -> float:
     from mmr.config_edit.scope import load
 
     return load(find_project_root()).defaults.ack_retention_days
-
-
-def _plain_number(value: float) -> float:
-    """``30`` rather than ``30.0`` in the report when the flag was a whole number."""
-    return int(value) if value.is_integer() else value

@@ -42,14 +42,11 @@ def bare_findings_array(text: str) -> ParsedOutput | None:
         items = decode_candidate(body)
     except Exception:
         return None
-    if not isinstance(items, list) or not all(_finding_shaped(item) for item in items):
+    if not isinstance(items, list) or not all(
+            isinstance(item, dict) and not _FINDING_KEYS.isdisjoint(item) for item in items):
         return None
     findings = [lenient_finding(item) for item in items]
     return ParsedOutput(approved=not has_blocking(findings), findings=findings, summary="")
-
-
-def _finding_shaped(item: Any) -> bool:
-    return isinstance(item, dict) and not _FINDING_KEYS.isdisjoint(item)
 
 
 def _only_object(text: str) -> tuple[str, Any] | None:
@@ -67,11 +64,6 @@ def _only_object(text: str) -> tuple[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return (text[start:end], value) if text.find("{", end) < 0 else None
-
-
-def is_review(value: dict[str, Any]) -> bool:
-    """An object that is a review reply, not an example finding or a status event."""
-    return "findings" in value or "approved" in value
 
 
 @register_parser("default")
@@ -95,7 +87,8 @@ def scanned_reading(text: str) -> ParsedOutput:
     """``default`` by the bracket scans: what :func:`_only_object` shortcuts, in full."""
     if text.count("{") > 1:
         objects = top_level_objects(text)
-        reviews = [value for value in objects if is_review(value)]
+        # Review replies, not example findings or status events.
+        reviews = [value for value in objects if "findings" in value or "approved" in value]
         if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
             return lenient_reply(reviews[-1])
     candidate = extract_first_object(text)
