@@ -172,7 +172,10 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags) -> TrustCo
             found = TrustClassification("base-ref", drift.merge_base, found.notes)
             branch, compared_with = drift.proposed, drift.default_branch
             if not flags.trust_project_config:
-                warnings.append(branch_warning(drift.default_branch, drift.merge_base))
+                warnings.append(
+                    f"[mmr] warning: this branch changed .mmr.yaml or .mmr/acks/ since its "
+                    f"merge base with {drift.default_branch} ({drift.merge_base[:12]}); they "
+                    "are read from the merge base until ratified (see `mmr explain trust`).")
     # An implicit HEAD is missing only in a repository without commits: not worth a warning.
     # A missing --base is the diff's error too: said once, there, not also as a warning.
     named = found.base_ref is not None and found.base_ref not in ("HEAD", request.base)
@@ -197,10 +200,3 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags) -> TrustCo
     return TrustContext(mode=found.mode, trusted_ref=found.base_ref, project_root=root,
                         flags=flags, project_config=config, warnings=tuple(warnings),
                         branch_proposed=branch, compared_with=compared_with)
-
-
-def branch_warning(default_branch: str, merge_base: str) -> str:
-    """The stderr line saying the branch's own project files are not trusted."""
-    return (f"[mmr] warning: this branch changed .mmr.yaml or .mmr/acks/ since its merge base "
-            f"with {default_branch} ({merge_base[:12]}); they are read from the merge base "
-            "until ratified (see `mmr explain trust`).")
