@@ -1,9 +1,7 @@
 """``mmr config enable|disable <channel>``: write ``channels.<ch>.enabled``.
 
-:func:`toggle_channel` checks the channel, picks the file (:mod:`mmr.config_edit.scope`),
-refuses a write that would leave an unrunnable stub, writes, reloads and returns what
-happened; :func:`toggle_report` renders it. Enable/disable do not validate-and-roll-back
-like ``set``: the guards replace that step.
+Enable/disable do not validate-and-roll-back like ``set``: refusing a write that would
+leave an unrunnable stub replaces that step.
 """
 
 from __future__ import annotations
