@@ -10,15 +10,12 @@ imported inside the functions that use it (see "Imports" in :mod:`mmr.cli.app`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperCommand
 
 from mmr.cli.argv import ArgvError
-from mmr.config_edit.command_errors import ConfigCommandError
-from mmr.log import stderr_line
 
 
 class ConfigCommand(TyperCommand):
@@ -52,17 +49,6 @@ def unexpected(action: str, arg: str, meant: str = "") -> NoReturn:
 def missing(shape: str) -> NoReturn:
     """A missing positional, named by its ``shape`` in the usage line (``<dotted.path>``)."""
     raise ArgvError(f"missing argument {shape}")
-
-
-def guarded(run: Callable[[], int]) -> int:
-    """Print a refusal as one ``mmr: error:`` line (no help) and return 1."""
-    from mmr.config_edit.scope import ScopeConflict
-
-    try:
-        return run()
-    except (ConfigCommandError, ScopeConflict) as exc:
-        stderr_line(f"mmr: error: {exc}")
-        return 1
 
 
 def as_json(value: object) -> str:
