@@ -11,19 +11,12 @@ instead of "running" forever. The job store is imported when the command runs (s
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
 from mmr.cli.output import write_json
+from mmr.cli.results_cmd import JobId
 from mmr.config.paths import jobs_dir
 
 
-def status(
-    *,
-    job_id: Annotated[str, typer.Argument(
-        metavar="JOB_ID", show_default=False, help="The job id, e.g. mmr-3f2a9c1b7d04.")],
-) -> int:
+def status(*, job_id: JobId) -> int:
     """Check the status of a review job."""
     from mmr.store.job_status import status_document, status_exit_code
     from mmr.store.jobs import JobStore
