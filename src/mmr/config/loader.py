@@ -71,7 +71,7 @@ def load_config(
 
     def file_of(path: tuple[str | int, ...]) -> str:
         keys = tuple(str(segment) for segment in path)
-        return labels.get(provenance.nearest_source(keys), BUILTIN_LABEL)
+        return labels.get(provenance.source_of(keys, nearest=True), BUILTIN_LABEL)
 
     def fail(path: tuple[str, ...], message: str) -> ConfigError:
         return ConfigError(f"{file_of(path)}: {'.'.join(path)}: {message}")
