@@ -241,12 +241,13 @@ def _toggle(verb: Literal["enable", "disable"], args: list[str] | None,
 
 def _show(name: str, redact: bool) -> int:
     from mmr.config_edit.scope import load
-    from mmr.config_edit.views import SHOW_NO_REDACT_WARNING, show_channel, unknown_channel_message
+    from mmr.config_edit.views import SHOW_NO_REDACT_WARNING, show_channel
 
     loaded = load(find_project_root())
     text = show_channel(loaded, name, redact=redact)
     if text is None:
-        raise ConfigCommandError(unknown_channel_message(loaded, name))
+        known = ", ".join(loaded.channels)
+        raise ConfigCommandError(f'Channel "{name}" not found. Known channels: {known}')
     if not redact:
         stderr_line(SHOW_NO_REDACT_WARNING)
     write_report(text)

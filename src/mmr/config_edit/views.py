@@ -112,10 +112,6 @@ def channels_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def unknown_channel_message(loaded: LoadedConfig, name: str) -> str:
-    return f'Channel "{name}" not found. Known channels: {", ".join(loaded.channels)}'
-
-
 def show_channel(loaded: LoadedConfig, name: str, *, redact: bool = True) -> str | None:
     """``config show <name>``: every field with ``# from <source>``; None if unknown.
 
