@@ -248,18 +248,6 @@ def line_changes(old: str, new: str, cwd: Path) -> str:
     return _text(_git(args, cwd, timeout=DIFF_TIMEOUT))
 
 
-def remote_default_branch(cwd: Path, remote: str = "origin") -> str | None:
-    """``<remote>/<name>`` that ``refs/remotes/<remote>/HEAD`` points at, or None."""
-    try:
-        out = _git(["symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD"], cwd,
-                   timeout=PROBE_TIMEOUT)
-    except ToolNotFoundError:
-        raise
-    except GitError:
-        return None
-    return _text(out).strip() or None
-
-
 def changed_paths(base: str, head: str, cwd: Path, *, only: Sequence[str]) -> list[str]:
     """Paths matching the ``only`` pathspecs (any case) whose content differs at the refs."""
     args = ["diff", "--name-only", "-z", "--no-relative", "--no-renames", "--no-ext-diff",
@@ -267,10 +255,12 @@ def changed_paths(base: str, head: str, cwd: Path, *, only: Sequence[str]) -> li
     return [name for name in _text(_git(args, cwd, timeout=DIFF_TIMEOUT)).split("\0") if name]
 
 
-def current_branch(cwd: Path) -> str | None:
-    """The checked-out branch's short name, or None on a detached HEAD."""
+def symbolic_ref(name: str, cwd: Path) -> str | None:
+    """The short name of the ref the symbolic ref ``name`` points at (``HEAD``: the
+    checked-out branch; ``refs/remotes/origin/HEAD``: ``origin/<default>``); None when
+    it is not a symbolic ref (a detached HEAD)."""
     try:
-        out = _git(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd, timeout=PROBE_TIMEOUT)
+        out = _git(["symbolic-ref", "--quiet", "--short", name], cwd, timeout=PROBE_TIMEOUT)
     except ToolNotFoundError:
         raise
     except GitError:

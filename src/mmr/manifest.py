@@ -78,7 +78,6 @@ MANIFEST: tuple[ManifestEntry, ...] = (
 
 
 def manifest_json(entries: tuple[ManifestEntry, ...] = MANIFEST) -> str:
-    """The manifest as a 2-space JSON array of ``{command, summary, example, writes}``."""
     return json.dumps([asdict(entry) for entry in entries], indent=2, ensure_ascii=False)
 
 

@@ -34,7 +34,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     def to_json_dict(self) -> dict[str, Any]:
-        """Plain-JSON form with absent optional fields omitted."""
         return self.model_dump(mode="json", exclude_none=True)
 
 

@@ -31,7 +31,6 @@ def channels_dir() -> Path:
 
 
 def templates_dir() -> Path:
-    """Directory holding the prompt templates."""
     return _data_dir("templates")
 
 

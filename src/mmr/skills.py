@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from mmr import git
 from mmr.errors import MmrError
 from mmr.fs import atomic_write_bytes
 from mmr.resources import read_template
@@ -84,11 +85,7 @@ def install_root(directory: str | None, cwd: Path) -> Path:
         if root.exists() and not root.is_dir():
             raise MmrError(f"--dir is not a directory: {root}")
         return root
-    start = cwd.resolve()
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():  # a directory, or a file in worktrees/submodules
-            return candidate
-    return start
+    return git.find_dot_git_ancestor(cwd) or cwd.resolve()
 
 
 def skill_text(template: str) -> str:

@@ -118,8 +118,7 @@ def alias_bomb(draw: st.DrawFn) -> str:
 def _load(root: Path, **kwargs: Any) -> LoadedConfig | ConfigError:
     warnings: list[str] = []
     try:
-        return load_config(root, user_config_file=root / "absent-user.yaml",
-                           on_warning=warnings.append, **kwargs)
+        return load_config(root, on_warning=warnings.append, **kwargs)
     except ConfigError as exc:
         assert str(exc).strip()
         return exc
@@ -153,7 +152,7 @@ def test_any_config_text_loads_or_is_a_config_error(
     # The same text as a trusted ref's blob (ProjectText) takes the same road.
     with contextlib.suppress(ConfigError):
         load_config(base, project_source=ProjectText(text, "origin/main:.mmr.yaml"),
-                    user_config_file=base / "absent-user.yaml", on_warning=lambda _: None)
+                    on_warning=lambda _: None)
 
 
 @given(data=st.binary(max_size=200), prefix=st.sampled_from([b"", b"\xef\xbb\xbf",

@@ -125,7 +125,7 @@ def _config_with_channel(root: Path, name: str) -> LoadedConfig | None:
     text = f'channels:\n  "{quoted}":\n    command: echo reviewed\n'
     try:
         return load_config(root, project_source=ProjectText(text, ".mmr.yaml"),
-                           user_config_file=root / "absent.yaml", on_warning=lambda _: None)
+                           on_warning=lambda _: None)
     except ConfigError:
         return None
 

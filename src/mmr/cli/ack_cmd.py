@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from mmr.cli.groups import command_group
-from mmr.cli.output import write_report
+from mmr.cli.output import write_json, write_report
 from mmr.config.paths import find_project_root, jobs_dir, mmr_home
 from mmr.errors import MmrError, UsageError
 from mmr.log import stderr_line
@@ -51,13 +51,6 @@ def _ack_store() -> AckStore:
     from mmr.acks.store import AckStore
 
     return AckStore(user_root=mmr_home(), project_root=find_project_root())
-
-
-def _print(value: object) -> int:
-    from mmr.formatters.json import dumps
-
-    write_report(dumps(value))
-    return 0
 
 
 def _required_key(action: str, key: str | None) -> str:
@@ -95,7 +88,7 @@ def add(
     path = store.add(record, scope)
     if scope == "project":
         _hint_base_ref(store, str(path))
-    return _print({"added": key, "scope": scope})
+    return write_json({"added": key, "scope": scope})
 
 
 def _hint_base_ref(store: AckStore, path: str) -> None:
@@ -117,7 +110,7 @@ def list_acks(
 ) -> int:
     """List acks of both scopes (user first; a project ack replaces a user one)."""
     del scope  # accepted, and both scopes listed anyway, as MMR 4.0.1 does
-    return _print([record.to_json_dict() for record in _ack_store().list_all()])
+    return write_json([record.to_json_dict() for record in _ack_store().list_all()])
 
 
 @app.command("rm")
@@ -125,7 +118,7 @@ def remove(*, finding_key: FindingKey = None, scope: ScopeOption = "project") ->
     """Remove an ack from one scope (succeeds when it is not there)."""
     key = _required_key("rm", finding_key)
     existed = _ack_store().remove(key, scope)
-    return _print({"removed": key, "scope": scope, "existed": existed})
+    return write_json({"removed": key, "scope": scope, "existed": existed})
 
 
 @app.command("prune")
@@ -145,7 +138,9 @@ def prune(
     from mmr.acks.record import ACK_SCOPES
 
     if older_than is not None:
-        days = check_retention_days(_plain_number(older_than))  # UsageError when < 0
+        # `30` rather than `30.0` in the report when the flag was a whole number.
+        whole = int(older_than) if older_than.is_integer() else older_than
+        days = check_retention_days(whole)  # UsageError when < 0
     else:
         days = _configured_ack_retention()
     report = prune_acks(
@@ -160,13 +155,6 @@ def prune(
 
 def _configured_ack_retention() -> float:
     """``defaults.ack_retention_days`` from user + working-tree project config (no gating)."""
-    from mmr.config.loaded import WorkingTree
-    from mmr.config.loader import load_config
+    from mmr.config_edit.scope import load
 
-    loaded = load_config(find_project_root(), project_source=WorkingTree())
-    return loaded.defaults.ack_retention_days
-
-
-def _plain_number(value: float) -> float:
-    """``30`` rather than ``30.0`` in the report when the flag was a whole number."""
-    return int(value) if value.is_integer() else value
+    return load(find_project_root()).defaults.ack_retention_days

@@ -13,7 +13,7 @@ Adding a command
    message, then ``Try 'mmr <command> --help'``, exit 1) and other
    :class:`mmr.errors.MmrError` subclasses for everything else (one line, their code).
    A command with sub-commands builds its app with :func:`mmr.cli.groups.command_group`.
-2. Add it to :func:`_register` below, keeping :data:`COMMAND_ORDER`.
+2. Add it to :data:`COMMANDS` below, in the order ``mmr --help`` lists it.
 
 Imports
 -------
@@ -60,16 +60,30 @@ from mmr.cli.errors import usage_error
 from mmr.cli.groups import MmrGroup
 from mmr.cli.introspect import Resolved, help_text, leaf, resolve, visible_commands
 
-#: Top-level commands in MMR 4.0.1's order; ``mmr --help`` lists them in this order.
-#: mmr's own commands (``explore``, ``demo``) follow.
-COMMAND_ORDER = (
-    "review", "critique", "status", "results", "config", "doctor", "jobs", "reconcile",
-    "sessions", "ack", "skill", "commands", "explain", "comment",
-)
+#: Every top-level command, in MMR 4.0.1's order (``mmr --help`` lists them so); mmr's own
+#: commands (``explore``, ``demo``) follow.
+COMMANDS: dict[str, typer.Typer | Callable[..., Any]] = {
+    "review": review_cmd.review,
+    "critique": critique_cmd.critique,
+    "status": status_cmd.status,
+    "results": results_cmd.results,
+    "config": config_cmd.app,
+    "doctor": doctor_cmd.doctor,
+    "jobs": jobs_cmd.app,
+    "reconcile": results_cmd.reconcile,
+    "sessions": sessions_cmd.app,
+    "ack": ack_cmd.app,
+    "skill": skill_cmd.skill,
+    "commands": commands_cmd.commands,
+    "explain": explain_cmd.explain,
+    "comment": comment_cmd.comment,
+    "explore": explore_cmd.explore,
+    "demo": demo_cmd.demo,
+}
 
 
 class MmrRootGroup(MmrGroup):
-    """The root group; lists commands in :data:`COMMAND_ORDER`, whatever their kind.
+    """The root group; lists commands in :data:`COMMANDS` order, whatever their kind.
 
     (typer keeps plain commands and sub-command apps apart, which would list every
     group after every plain command.)
@@ -77,7 +91,7 @@ class MmrRootGroup(MmrGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = super().list_commands(ctx)
-        rank = {name: index for index, name in enumerate(COMMAND_ORDER)}
+        rank = {name: index for index, name in enumerate(COMMANDS)}
         return sorted(names, key=lambda name: rank.get(name, len(rank)))
 
 
@@ -123,36 +137,12 @@ def new_root_app() -> typer.Typer:
 
 
 def add_command(root: typer.Typer, target: typer.Typer | Callable[..., Any], name: str) -> None:
-    """Register a command function, or a sub-command app, as ``mmr <name>``."""
     if isinstance(target, typer.Typer):
         root.add_typer(target, name=name)
     else:
         root.command(name)(target)
 
 
-def _register(root: typer.Typer) -> None:
-    """Every implemented top-level command, in :data:`COMMAND_ORDER` (mmr's own last)."""
-    commands: list[tuple[str, typer.Typer | Callable[..., Any]]] = [
-        ("review", review_cmd.review),
-        ("critique", critique_cmd.critique),
-        ("status", status_cmd.status),
-        ("results", results_cmd.results),
-        ("config", config_cmd.app),
-        ("doctor", doctor_cmd.doctor),
-        ("jobs", jobs_cmd.app),
-        ("reconcile", results_cmd.reconcile),
-        ("sessions", sessions_cmd.app),
-        ("ack", ack_cmd.app),
-        ("skill", skill_cmd.skill),
-        ("commands", commands_cmd.commands),
-        ("explain", explain_cmd.explain),
-        ("comment", comment_cmd.comment),
-        ("explore", explore_cmd.explore),
-        ("demo", demo_cmd.demo),
-    ]
-    for name, target in commands:
-        add_command(root, target, name)
-
-
 app = new_root_app()
-_register(app)
+for _name, _target in COMMANDS.items():
+    add_command(app, _target, _name)

@@ -52,7 +52,6 @@ def unknown(kind: str, word: str, candidates: Sequence[str]) -> ArgvError:
 class OptionSpec:
     """One option: every spelling, and whether it takes values."""
 
-    name: str
     spellings: tuple[str, ...]
     takes_value: bool = True
     greedy: bool = False
@@ -194,9 +193,9 @@ class _Parse:
             first = arguments[len(self.positionals)]
             if first.required:
                 raise ArgvError(f"missing argument {first.name.upper()}")
-        given = {o.name for o, _ in self.emitted}
+        given = {o.canonical for o, _ in self.emitted}
         missing = [o.canonical for o in self.spec.options
-                   if o.required and o.name not in given]
+                   if o.required and o.canonical not in given]
         if missing:
             noun = "option" if len(missing) == 1 else "options"
             raise ArgvError(f"missing required {noun} " + ", ".join(f"'{m}'" for m in missing))

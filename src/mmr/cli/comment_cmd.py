@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from mmr.cli.output import write_report
+from mmr.cli.output import write_json
 from mmr.errors import MmrError, UsageError
 
 
@@ -44,7 +44,6 @@ def comment(
     from mmr.comment.sticky import post_sticky
     from mmr.config.loader import load_config
     from mmr.config.paths import find_project_root
-    from mmr.formatters.json import dumps
 
     if pr < 1:
         raise UsageError("--pr must be a pull request number >= 1")
@@ -61,7 +60,6 @@ def comment(
         try:
             outcome["review"] = post_inline(verdict, pr, Path.cwd(), max_inline).to_json()
         except MmrError as exc:  # the sticky comment is posted: say so before failing
-            write_report(dumps(outcome | {"review": {"error": str(exc)}}))
+            write_json(outcome | {"review": {"error": str(exc)}})
             raise
-    write_report(dumps(outcome))
-    return 0
+    return write_json(outcome)

@@ -27,11 +27,6 @@ except ImportError:  # a typer without them still runs every command
 COMPLETE_VAR = "_MMR_COMPLETE"
 
 
-def completion_requested(env: Mapping[str, str]) -> bool:
-    """Whether this process was started by a shell asking for completions."""
-    return bool(env.get(COMPLETE_VAR))
-
-
 def complete(env: Mapping[str, str]) -> int:
     """Print the completions (or the completion script) the shell asked for."""
     if not _AVAILABLE:

@@ -1,4 +1,4 @@
-"""Plumbing shared by the ``mmr config`` sub-commands: positionals, refusals, output.
+"""Plumbing shared by the ``mmr config`` sub-commands: positionals and refusals.
 
 MMR 4.0.1 parses ``mmr config <action> [name] [target]`` itself, so each sub-command
 takes its positionals as one hidden list and checks it here. A surplus or missing one is a
@@ -10,18 +10,12 @@ imported inside the functions that use it (see "Imports" in :mod:`mmr.cli.app`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperCommand
 
 from mmr.cli.argv import ArgvError
-from mmr.cli.output import write_report
-from mmr.config.paths import find_project_root
-from mmr.config_edit.command_errors import ConfigCommandError
-from mmr.log import stderr_line
 
 
 class ConfigCommand(TyperCommand):
@@ -57,29 +51,6 @@ def missing(shape: str) -> NoReturn:
     raise ArgvError(f"missing argument {shape}")
 
 
-def refuse(message: str) -> NoReturn:
-    raise ConfigCommandError(message)
-
-
-def guarded(run: Callable[[], int]) -> int:
-    """Print a refusal as one ``mmr: error:`` line (no help) and return 1."""
-    from mmr.config_edit.scope import ScopeConflict
-
-    try:
-        return run()
-    except (ConfigCommandError, ScopeConflict) as exc:
-        stderr_line(f"mmr: error: {exc}")
-        return 1
-
-
-def project_root() -> Path:
-    return find_project_root(Path.cwd())
-
-
 def as_json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
-
-
-def say(text: str) -> None:
-    write_report(text)
 

@@ -39,8 +39,10 @@ def doctor(
     One row per channel with at most one remediation line; exit 1 while no channel is
     ready or any channel needs attention that --fix did not settle.
     """
+    import anyio
+
     from mmr.config_edit.scope import load_for_probes
-    from mmr.doctor.checks import READY, doctor_exit_code, probe_health, probed_channels
+    from mmr.doctor.checks import READY, doctor_exit_code, probe_health_async, probed_channels
     from mmr.doctor.fix import fix_not_installed
     from mmr.doctor.report import render_json, render_text
     from mmr.doctor.warnings import uncommitted_auth_warning
@@ -52,7 +54,7 @@ def doctor(
                if from_work_tree else None)
     if warning is not None:
         stderr_line(warning)
-    rows = probe_health(loaded)
+    rows = anyio.run(probe_health_async, loaded)
     write_report(render_json(rows) if fmt == "json" else render_text(rows, fix=fix))
     if not any(row.status in READY for row in rows):
         # A review would have nothing to run (fixed or not): say what to add.

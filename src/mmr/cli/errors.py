@@ -11,6 +11,7 @@ The traceback reaches stderr only when ``MMR_DEBUG`` is set: users get one line,
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
@@ -20,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mmr import __version__
+from mmr.cli.output import discard_further_output
 from mmr.config.paths import mmr_home
 from mmr.errors import MmrError
 from mmr.log import stderr_line
@@ -39,7 +41,8 @@ def guard(action: Callable[[], int], argv: Sequence[str] = ()) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        _detach_stdout()
+        with contextlib.suppress(OSError, ValueError):  # stdout may be closed already
+            discard_further_output(sys.stdout.fileno())
         return 1
     except SystemExit as exc:
         return _system_exit_code(exc)
@@ -129,13 +132,3 @@ def _system_exit_code(exc: SystemExit) -> int:
         return exc.code
     stderr_line(str(exc.code))
     return 1
-
-
-def _detach_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-

@@ -14,9 +14,9 @@ from typing import Annotated, Literal
 import typer
 
 from mmr.cli.output import write_report
+from mmr.explore.inputs import Breadth
 from mmr.log import stderr_line
 
-Breadth = Literal["medium", "very-thorough"]
 Format = Literal["text", "json"]
 
 

@@ -87,10 +87,8 @@ def command_spec(command: ClickCommand) -> CommandSpec:
             continue
         spellings = tuple(param.opts)
         is_switch = bool(getattr(param, "is_flag", False) or getattr(param, "count", False))
-        canonical = next((s for s in spellings if s.startswith("--")), spellings[0])
         options.append(
             OptionSpec(
-                name=canonical.lstrip("-"),
                 spellings=spellings,
                 takes_value=not is_switch,
                 # yargs array options are greedy; a list-typed typer option is one.

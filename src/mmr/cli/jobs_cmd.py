@@ -16,7 +16,7 @@ import typer
 
 from mmr.cache.store import open_review_cache
 from mmr.cli.groups import command_group
-from mmr.cli.output import write_report
+from mmr.cli.output import write_json, write_report
 from mmr.config.paths import find_project_root, jobs_dir, mmr_home
 
 app: typer.Typer = command_group("Manage review jobs.")
@@ -25,23 +25,19 @@ app: typer.Typer = command_group("Manage review jobs.")
 @app.command("list")
 def list_jobs() -> int:
     """List review jobs, newest first."""
-    from mmr.formatters.json import dumps
     from mmr.store.jobs import JobStore
 
-    jobs = JobStore(jobs_dir()).list_jobs()
-    write_report(dumps([job.list_entry() for job in jobs]))
-    return 0
+    return write_json([job.list_entry() for job in JobStore(jobs_dir()).list_jobs()])
 
 
 @app.command("prune")
 def prune_jobs() -> int:
     """Delete jobs older than defaults.job_retention_days (default 7), and prune the review
     cache (expired replies, then the least recently used past defaults.cache.max_size_mb)."""
-    from mmr.config.loaded import WorkingTree
-    from mmr.config.loader import load_config
+    from mmr.config_edit.scope import load
     from mmr.store.jobs import JobStore
 
-    loaded = load_config(find_project_root(), project_source=WorkingTree())
+    loaded = load(find_project_root())
     days = loaded.defaults.job_retention_days
     pruned = JobStore(jobs_dir()).prune(days, datetime.now(UTC))
     cache = loaded.defaults.cache

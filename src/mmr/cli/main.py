@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from mmr.cli.completion import complete, completion_requested
+from mmr.cli.completion import COMPLETE_VAR, complete
 from mmr.cli.dispatch import run
 from mmr.cli.errors import guard
 
@@ -13,7 +13,7 @@ from mmr.cli.errors import guard
 def main(argv: list[str] | None = None) -> int:
     """Run mmr with ``argv`` (default: the process arguments) and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if completion_requested(os.environ):
+    if os.environ.get(COMPLETE_VAR):  # a shell asking for completions
         return complete(os.environ)
     return guard(lambda: run(args), args)
 

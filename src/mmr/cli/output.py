@@ -11,32 +11,25 @@ import os
 import re
 import select
 import sys
-from collections.abc import Mapping
 from typing import TextIO
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 
-def use_color(
-    stream: TextIO | None, flag: bool | None = None, env: Mapping[str, str] | None = None
-) -> bool:
+def use_color(stream: TextIO | None) -> bool:
     """Whether to colour output written to ``stream``.
 
-    Precedence: an explicit ``flag`` (``--color``/``--no-color``), then ``NO_COLOR``
-    (any non-empty value disables), then ``FORCE_COLOR`` (non-empty enables, ``0``/``false``
-    disables), then ``TERM=dumb``, then whether the stream is a terminal. Decide once and
-    pass the answer down.
+    Precedence: ``NO_COLOR`` (any non-empty value disables), then ``FORCE_COLOR``
+    (non-empty enables, ``0``/``false`` disables), then ``TERM=dumb``, then whether the
+    stream is a terminal. Decide once and pass the answer down.
     """
-    if flag is not None:
-        return flag
-    environ = os.environ if env is None else env
-    if environ.get("NO_COLOR", ""):
+    if os.environ.get("NO_COLOR", ""):
         return False
-    force = environ.get("FORCE_COLOR", "")
+    force = os.environ.get("FORCE_COLOR", "")
     if force:
         return force.strip().lower() not in _FALSE_WORDS
-    if environ.get("TERM", "") == "dumb":
+    if os.environ.get("TERM", "") == "dumb":
         return False
     return is_terminal(stream)
 
@@ -49,14 +42,14 @@ def is_terminal(stream: TextIO | None) -> bool:
         return False
 
 
-def write_report(text: str, *, newline: bool = True, stream: TextIO | None = None) -> None:
+def write_report(text: str, *, newline: bool = True) -> None:
     """Write ``text`` (plus a newline) to stdout — all of it — and flush.
 
     Lone surrogates (from undecodable channel output) become U+FFFD rather than failing
     the write. If the reader has gone away (``mmr results | head``) the rest is dropped
     quietly: the command still exits with its verdict code.
     """
-    out = sys.stdout if stream is None else stream
+    out = sys.stdout
     payload = text + ("\n" if newline else "")
     try:
         data = payload.encode("utf-8")
@@ -74,7 +67,16 @@ def write_report(text: str, *, newline: bool = True, stream: TextIO | None = Non
     try:
         write_all(fd, data)
     except BrokenPipeError:
-        _discard_further_output(fd)
+        discard_further_output(fd)
+
+
+def write_json(value: object) -> int:
+    """``value`` as the 2-space JSON document mmr prints (:func:`mmr.formatters.json.dumps`)
+    on stdout; returns exit code 0."""
+    from mmr.formatters.json import dumps  # it loads the models: only a JSON answer needs it
+
+    write_report(dumps(value))
+    return 0
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -89,7 +91,9 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _discard_further_output(fd: int) -> None:
+def discard_further_output(fd: int) -> None:
+    """Point ``fd`` at /dev/null: its reader has gone, and a later write (or the
+    interpreter's final flush) must not fail again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, fd)

@@ -20,7 +20,6 @@ DEFAULT_OPTIONS = ("--sync", "--format", "text")
 
 
 def review_argv(env: Mapping[str, str], extra: Sequence[str] = ()) -> list[str]:
-    """The ``mmr`` arguments for this hook run."""
     from_ref = env.get("PRE_COMMIT_FROM_REF") or env.get("PRE_COMMIT_SOURCE", "")
     to_ref = env.get("PRE_COMMIT_TO_REF") or env.get("PRE_COMMIT_ORIGIN", "")
     diff = ["--base", from_ref, "--head", to_ref] if from_ref and to_ref else ["--staged"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mmr.cli.groups import command_group
-from mmr.cli.output import write_report
+from mmr.cli.output import write_json
 from mmr.config.paths import sessions_dir
 
 if TYPE_CHECKING:
@@ -32,33 +32,26 @@ def _store() -> SessionStore:
     return SessionStore(sessions_dir())
 
 
-def _print(value: object) -> int:
-    from mmr.formatters.json import dumps
-
-    write_report(dumps(value))
-    return 0
-
-
 @app.command("start")
 def start(*, session_id: SessionId) -> int:
     """Start a new, empty session."""
-    return _print(_store().start(session_id).to_json_dict())
+    return write_json(_store().start(session_id).to_json_dict())
 
 
 @app.command("list")
 def list_sessions() -> int:
     """List sessions, newest first."""
-    return _print([record.to_json_dict() for record in _store().list_sessions()])
+    return write_json([record.to_json_dict() for record in _store().list_sessions()])
 
 
 @app.command("show")
 def show(*, session_id: SessionId) -> int:
     """Print one session: its jobs and highest round."""
-    return _print(_store().show(session_id).to_json_dict())
+    return write_json(_store().show(session_id).to_json_dict())
 
 
 @app.command("end")
 def end(*, session_id: SessionId) -> int:
     """End a session: delete its record and index entry."""
     _store().end(session_id)
-    return _print({"ended": session_id})
+    return write_json({"ended": session_id})

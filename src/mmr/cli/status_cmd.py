@@ -11,24 +11,16 @@ instead of "running" forever. The job store is imported when the command runs (s
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
-from mmr.cli.output import write_report
+from mmr.cli.output import write_json
+from mmr.cli.results_cmd import JobId
 from mmr.config.paths import jobs_dir
 
 
-def status(
-    *,
-    job_id: Annotated[str, typer.Argument(
-        metavar="JOB_ID", show_default=False, help="The job id, e.g. mmr-3f2a9c1b7d04.")],
-) -> int:
+def status(*, job_id: JobId) -> int:
     """Check the status of a review job."""
-    from mmr.formatters.json import dumps
     from mmr.store.job_status import status_document, status_exit_code
     from mmr.store.jobs import JobStore
 
     job = JobStore(jobs_dir()).load(job_id)  # JobNotFoundError: exit 5
-    write_report(dumps(status_document(job)))
+    write_json(status_document(job))
     return status_exit_code(job)

@@ -275,7 +275,8 @@ class ReplayChannel(SubprocessChannel):
     replay: ReplaySource = Field(description="The recorded reply to serve.")
 
 
-def _inject_kind(data: Any) -> Any:
+def with_default_kind(data: Any) -> Any:
+    """``kind: subprocess`` for a channel mapping that (after extends) has no kind."""
     if isinstance(data, dict) and "kind" not in data:
         return {**data, "kind": "subprocess"}
     return data
@@ -283,5 +284,5 @@ def _inject_kind(data: Any) -> Any:
 
 ChannelConfig = Annotated[
     Annotated[SubprocessChannel | HttpChannel | ReplayChannel, Field(discriminator="kind")],
-    BeforeValidator(_inject_kind),
+    BeforeValidator(with_default_kind),
 ]

@@ -22,11 +22,6 @@ BUILTIN_CHANNEL_ORDER: tuple[str, ...] = (
 
 BUILTIN_LABEL = "built-in defaults"
 
-#: Claude's JSON envelope: unwrap ``$.result``, fail on ``is_error``.
-CLAUDE_RESULT_PARSER: dict[str, Any] = {
-    "kind": "unwrap-jsonpath", "wrap": "$.result", "error_path": "$.is_error", "then": "default",
-}
-
 
 def builtin_layer() -> dict[str, Any]:
     """A fresh copy of the built-in layer: ``version``, ``defaults`` and every preset."""
@@ -68,13 +63,14 @@ def default_compensator_channel() -> dict[str, Any]:
 
     Not the registry's ``claude``: ``claude -p --output-format json`` (with the preset's
     isolation flags: no project settings or MCP servers), stderr captured,
-    ``defaults.timeout``, and the claude envelope unwrapped before the default parser.
+    ``defaults.timeout``, and the preset's parser (the claude envelope unwrapped before the
+    default parser).
     Validate it with ``SubprocessChannel.model_validate``.
     """
     return {
         "kind": "subprocess",
         "command": "claude -p",
         "flags": ["--output-format", "json", *CLAUDE_ISOLATION_FLAGS],
-        "output_parser": copy.deepcopy(CLAUDE_RESULT_PARSER),
+        "output_parser": copy.deepcopy(_builtin_layer()["channels"]["claude"]["output_parser"]),
         "stderr": "capture",
     }

@@ -83,7 +83,6 @@ class LoadedConfig:
         return self.config.defaults.timeout
 
     def layer(self, source: Source) -> ConfigLayer | None:
-        """The layer loaded from ``source``, if there was one."""
         return next((layer for layer in self.layers if layer.source == source), None)
 
     @property

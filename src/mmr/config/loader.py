@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from mmr.config import checks
 from mmr.config.aliases import normalize_channel_keys
+from mmr.config.channel_schema import with_default_kind
 from mmr.config.defaults import BUILTIN_LABEL, builtin_layer
 from mmr.config.issues import ConfigIssue, ConfigValidationError, issues_from
 from mmr.config.loaded import (
@@ -43,7 +44,6 @@ def load_config(
     project_source: ProjectSource | None,
     cli_overrides: Mapping[str, Any] | None = None,
     on_warning: Callable[[str], None] | None = None,
-    user_config_file: Path | None = None,
     default_format: str | None = None,
 ) -> LoadedConfig:
     """Load and validate the layered config.
@@ -60,8 +60,7 @@ def load_config(
     if default_format is not None:
         builtin["defaults"]["format"] = default_format
     layers = [ConfigLayer("default", BUILTIN_LABEL, None, builtin)]
-    user_path = user_config_file or user_config_path()
-    for layer in (_file_layer("user", user_path, sink),
+    for layer in (_file_layer("user", user_config_path(), sink),
                   _project_layer(project_root, project_source, sink), _cli_layer(cli_overrides)):
         if layer is not None:
             layers.append(layer)
@@ -72,7 +71,7 @@ def load_config(
 
     def file_of(path: tuple[str | int, ...]) -> str:
         keys = tuple(str(segment) for segment in path)
-        return labels.get(provenance.nearest_source(keys), BUILTIN_LABEL)
+        return labels.get(provenance.source_of(keys, nearest=True), BUILTIN_LABEL)
 
     def fail(path: tuple[str, ...], message: str) -> ConfigError:
         return ConfigError(f"{file_of(path)}: {'.'.join(path)}: {message}")
@@ -83,7 +82,7 @@ def load_config(
             describe=lambda name: f"{file_of(('channels', name, 'extends'))}: "
                                   f"channels.{name}.extends: ",
         )
-        values["channels"] = {name: _with_kind(channel) for name, channel in resolved.items()}
+        values["channels"] = {name: with_default_kind(ch) for name, ch in resolved.items()}
         sources["channels"] = resolved_sources
 
     _warn_unknown_keys(layers, values, sink)
@@ -163,13 +162,6 @@ def _merge(layers: list[ConfigLayer]) -> tuple[dict[str, Any], dict[str, Any]]:
         values = deep_merge(values, layer.data)
         sources = deep_merge(sources, mark(layer.data, layer.source))
     return values, sources
-
-
-def _with_kind(channel: Any) -> Any:
-    """``kind: subprocess`` for a channel that (after extends) still has no kind."""
-    if isinstance(channel, dict) and "kind" not in channel:
-        return {**channel, "kind": "subprocess"}
-    return channel
 
 
 def _warn_unknown_keys(layers: list[ConfigLayer], merged: dict[str, Any],

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mmr.process.sync import run_captured
-from mmr.process.types import ProcessRequest
+from mmr import git
+from mmr.errors import GitError
 
 PROJECT_CONFIG_NAME = ".mmr.yaml"
 USER_CONFIG_NAME = "config.yaml"
@@ -28,40 +28,25 @@ def mmr_home() -> Path:
 
 
 def user_config_path() -> Path:
-    """The user ("global") config file, ``<mmr home>/config.yaml``."""
     return mmr_home() / USER_CONFIG_NAME
 
 
 def jobs_dir() -> Path:
-    """Where review jobs live (``<mmr home>/jobs``)."""
     return mmr_home() / "jobs"
 
 
 def sessions_dir() -> Path:
-    """Where multi-round review sessions live (``<mmr home>/sessions``)."""
     return mmr_home() / "sessions"
 
 
 def project_config_path(project_root: Path) -> Path:
-    """The project file, ``<project root>/.mmr.yaml``."""
     return project_root / PROJECT_CONFIG_NAME
 
 
 def find_project_root(cwd: Path | None = None) -> Path:
-    """The git top-level containing ``cwd``, or ``cwd`` itself outside a git work tree.
-
-    This is the one git call outside ``mmr.git``: config loading must not depend on the
-    rest of the git layer, and the question asked is tiny.
-    """
+    """The git top-level containing ``cwd``, or ``cwd`` itself outside a git work tree."""
     start = (cwd or Path.cwd()).absolute()
-    top = _git_toplevel(start)
-    return top if top is not None else start
-
-
-def _git_toplevel(start: Path) -> Path | None:
-    done = run_captured(ProcessRequest(("git", "rev-parse", "--show-toplevel"), cwd=start,
-                                       timeout_s=10, label="git"))
-    line = done.stdout_text().strip()
-    if not done.succeeded or not line:
-        return None
-    return Path(line)
+    try:
+        return git.show_toplevel(start)
+    except GitError:
+        return start

@@ -22,27 +22,21 @@ class Provenance:
 
     tree: dict[str, Any] = field(default_factory=dict)
 
-    def source_of(self, path: Sequence[str]) -> Source:
+    def source_of(self, path: Sequence[str], *, nearest: bool = False) -> Source:
         """The layer that set the leaf at ``path``; ``default`` when nothing set it.
 
-        For a mapping-valued path, the newest layer among its leaves.
+        For a mapping-valued path, the newest layer among its leaves. ``nearest``: a missing
+        leaf reports its closest existing parent instead.
         """
-        node = self._node(path, exact=True)
-        return _newest(node) if node is not None else "default"
-
-    def nearest_source(self, path: Sequence[str]) -> Source:
-        """Like :meth:`source_of`, but a missing leaf reports its closest existing parent."""
-        node = self._node(path, exact=False)
-        return _newest(node) if node is not None else "default"
-
-    def _node(self, path: Sequence[str], *, exact: bool) -> Any:
         node: Any = self.tree
         for segment in path:
             if isinstance(node, dict) and segment in node:
                 node = node[segment]
+            elif nearest:
+                break
             else:
-                return None if exact else node
-        return node
+                return "default"
+        return _newest(node)
 
 
 def fill_missing(tree: dict[str, Any], value: Any, source: Source = "default") -> None:

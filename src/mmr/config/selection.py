@@ -91,10 +91,16 @@ def check_dispatchable(config: MmrConfig, name: str, *, role: ChannelRole = "rev
         raise ChannelSelectionError(
             f'Channel "{shown}" has role {channel.role} and cannot be dispatched by {role}'
         )
-    if not isinstance(channel, HttpChannel | ReplayChannel) and not (channel.command or "").strip():
+    if not is_runnable(channel):
         raise ChannelSelectionError(
             f'Channel "{shown}" is not fully configured (missing command or kind: http)'
         )
+
+
+def is_runnable(channel: object) -> bool:
+    """An HTTP or replay channel, or a subprocess channel with a command."""
+    return (isinstance(channel, HttpChannel | ReplayChannel)
+            or bool((getattr(channel, "command", "") or "").strip()))
 
 
 def _not_found(config: MmrConfig, name: str) -> str:

@@ -56,29 +56,31 @@ def _walk(annotation: Any, value: Any, merged: Any, path: tuple[str, ...]) -> It
             below = merged.get(key) if isinstance(merged, dict) else None
             yield from _walk(mapping_of, item, below, (*path, str(key)))
         return
-    model = _pick_model(_models_in(annotation), value, merged)
+    model = _pick_model(models_in(annotation), value, merged)
     if model is not None:
         yield from find_unknown_keys(model, value, merged, path)
 
 
-def _members(annotation: Any) -> Iterator[Any]:
+def union_members(annotation: Any) -> Iterator[Any]:
     """Flatten Annotated and Union layers into their member types."""
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
-        yield from _members(typing.get_args(annotation)[0])
+        yield from union_members(typing.get_args(annotation)[0])
     elif origin is typing.Union or origin is types.UnionType:
         for member in typing.get_args(annotation):
-            yield from _members(member)
+            yield from union_members(member)
     else:
         yield annotation
 
 
-def _models_in(annotation: Any) -> list[type[BaseModel]]:
-    return [m for m in _members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)]
+def models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models among a field type's members."""
+    return [m for m in union_members(annotation)
+            if isinstance(m, type) and issubclass(m, BaseModel)]
 
 
 def _mapping_value_type(annotation: Any) -> Any:
-    for member in _members(annotation):
+    for member in union_members(annotation):
         if typing.get_origin(member) is dict:
             return typing.get_args(member)[1]
     return None

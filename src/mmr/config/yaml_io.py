@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 import yaml
+from yaml._yaml import CParser
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, SequenceNode
 from yaml.resolver import BaseResolver
@@ -109,30 +110,17 @@ def _js_key(key: Any) -> str | None:
     return None
 
 
-class _PureLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,
-                  yaml.composer.Composer, _CoreConstructor, _CoreResolver):
+class _Loader(CParser, _CoreConstructor, _CoreResolver):
+    """libyaml's parser with the 1.2 resolver and constructor above (they run in Python).
+
+    Only libyaml's parser: its error messages are the ones mmr has always printed, and it
+    refuses nesting deeper than 1,000 levels itself. PyYAML's wheels ship it.
+    """
+
     def __init__(self, stream: str) -> None:
-        yaml.reader.Reader.__init__(self, stream)
-        yaml.scanner.Scanner.__init__(self)
-        yaml.parser.Parser.__init__(self)
-        yaml.composer.Composer.__init__(self)
+        CParser.__init__(self, stream)
         _CoreConstructor.__init__(self)
         _CoreResolver.__init__(self)
-
-
-_Loader: Any = _PureLoader
-if yaml.__with_libyaml__:
-    from yaml._yaml import CParser as _CParser
-
-    class _FastLoader(_CParser, _CoreConstructor, _CoreResolver):
-        """libyaml's parser with the Python 1.2 resolver and constructor (they run in Python)."""
-
-        def __init__(self, stream: str) -> None:
-            _CParser.__init__(self, stream)
-            _CoreConstructor.__init__(self)
-            _CoreResolver.__init__(self)
-
-    _Loader = _FastLoader
 
 
 #: Aliases may repeat a value, but not blow a small file up into millions of them.
@@ -201,15 +189,12 @@ def parse_yaml(text: str, label: str) -> Any:
         check_node_graph(node)
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"Failed to parse {label}: {_describe(exc)}") from None
+        raise ConfigError(f"Failed to parse {label}: {describe_yaml_error(exc)}") from None
     except (ValueError, OverflowError) as exc:  # e.g. a timestamp-shaped 2024-13-45
         raise ConfigError(f"Failed to parse {label}: {exc}") from None
     except (LookupError, AttributeError, TypeError):  # e.g. "!!bool x", "!!timestamp x"
         raise ConfigError(f"Failed to parse {label}: a value does not match its "
                           "explicit YAML tag") from None
-    except RecursionError:  # the pure-Python composer recurses once per nesting level
-        raise ConfigError(f"Failed to parse {label}: nested more than {MAX_DEPTH} levels "
-                          "deep") from None
     finally:
         loader.dispose()
 
@@ -240,14 +225,15 @@ def yaml_kind(value: Any) -> str:
     return "date" if hasattr(value, "isoformat") else type(value).__name__
 
 
-def _describe(exc: yaml.YAMLError) -> str:
-    """One line: the problem, then where it is (1-based line and column)."""
-    if isinstance(exc, yaml.MarkedYAMLError):
-        problem = exc.problem or exc.context or "invalid YAML"
-        if "but found another document" in problem:
-            problem = "expected a single document in the stream, but found more"
-        mark = exc.problem_mark or exc.context_mark
-        if mark is not None:
-            return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
-        return problem
-    return " ".join(str(exc).split())
+def describe_yaml_error(exc: Exception) -> str:
+    """One line: the problem, then where it is (1-based line and column). PyYAML's and
+    ruamel.yaml's marked errors have the same attributes; anything else is its message."""
+    if not hasattr(exc, "problem_mark"):
+        return " ".join(str(exc).split())
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "invalid YAML"
+    if "but found another document" in problem:
+        problem = "expected a single document in the stream, but found more"
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None:
+        return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
+    return str(problem)

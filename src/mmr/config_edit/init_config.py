@@ -53,16 +53,13 @@ def seedable_presets() -> list[tuple[str, dict[str, Any]]]:
             and resolved[name].get("role") != "explore"]
 
 
-def _ships_enabled(preset: dict[str, Any]) -> bool:
-    return preset.get("enabled", True) is not False
-
-
 def channel_seeds() -> list[ChannelSeed]:
     """One seed per :func:`seedable_presets` entry: is its CLI here, and seed it enabled?"""
     seeds = []
     for name, preset in seedable_presets():
         detected = is_installed(install_token(preset["command"]))
-        enabled = detected and (_ships_enabled(preset) or name in SEEDED_WHEN_DETECTED)
+        ships_enabled = preset.get("enabled", True) is not False
+        enabled = detected and (ships_enabled or name in SEEDED_WHEN_DETECTED)
         seeds.append(ChannelSeed(name, detected, enabled))
     return seeds
 

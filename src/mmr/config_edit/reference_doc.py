@@ -23,6 +23,7 @@ from pydantic_core import PydanticUndefined
 
 from mmr.config.channel_schema import ReplayChannel
 from mmr.config.schema import HttpChannel, MmrConfig, SubprocessChannel, TemplateConfig
+from mmr.config.unknown_keys import models_in
 from mmr.parsers import specs
 from mmr.parsers.registry import registered_names
 
@@ -93,8 +94,7 @@ def schema_rows() -> list[KeyRow]:
 def parser_rows() -> list[KeyRow]:
     """The fields of each object-form ``output_parser`` (one table per ``kind``)."""
     rows: list[KeyRow] = []
-    for model in (specs.UnwrapJsonpathSpec, specs.RegexFindingsSpec,
-                  specs.MarkdownFindingsSpec, specs.AnswerSpec):
+    for model in specs.OBJECT_SPECS:
         kind = typing.get_args(model.model_fields["kind"].annotation)[0]
         rows.extend(KeyRow(row.path, row.type, row.default, row.meaning, kind)
                     for row in _walk(model, "output_parser."))
@@ -118,18 +118,8 @@ def _walk(model: type[BaseModel], prefix: str) -> Iterator[KeyRow]:
 def _model_of(annotation: Any) -> type[BaseModel] | None:
     """The one model a field holds; None for scalars and for parser specs (a name or
     one of several objects, documented in their own table)."""
-    models = [m for m in _union_members(annotation)
-              if isinstance(m, type) and issubclass(m, BaseModel)]
+    models = models_in(annotation)
     return models[0] if len(models) == 1 else None
-
-
-def _union_members(annotation: Any) -> list[Any]:
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _union_members(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return [m for arg in typing.get_args(annotation) for m in _union_members(arg)]
-    return [annotation]
 
 
 _WORDS = {str: "string", bool: "boolean", int: "integer", float: "number"}

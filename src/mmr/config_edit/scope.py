@@ -18,6 +18,7 @@ from mmr.config.loaded import LoadedConfig, WorkingTree
 from mmr.config.loader import load_config
 from mmr.config.paths import project_config_path, user_config_path
 from mmr.config.schema import HttpChannel
+from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.config_edit.writer import ConfigFile, Scope
 from mmr.dispatch.auth import install_token, is_installed
 from mmr.trust.branch import probe_project_source
@@ -25,7 +26,7 @@ from mmr.trust.branch import probe_project_source
 BOTH_SCOPES = "Pass only one of --global or --project, not both."
 
 
-class ScopeConflict(ValueError):
+class ScopeConflict(ConfigCommandError):
     """``--global`` and ``--project`` were both given."""
 
     def __init__(self) -> None:
@@ -81,7 +82,6 @@ def requested_scope(global_flag: bool, project_flag: bool) -> Scope | None:
 
 
 def config_file(scope: Scope, project_root: Path) -> ConfigFile:
-    """The user file or ``<project root>/.mmr.yaml``."""
     path = user_config_path() if scope == "user" else project_config_path(project_root)
     return ConfigFile(path, scope)
 

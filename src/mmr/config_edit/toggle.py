@@ -1,9 +1,7 @@
 """``mmr config enable|disable <channel>``: write ``channels.<ch>.enabled``.
 
-:func:`toggle_channel` checks the channel, picks the file (:mod:`mmr.config_edit.scope`),
-refuses a write that would leave an unrunnable stub, writes, reloads and returns what
-happened; :func:`toggle_report` renders it. Enable/disable do not validate-and-roll-back
-like ``set``: the guards replace that step.
+Enable/disable do not validate-and-roll-back like ``set``: refusing a write that would
+leave an unrunnable stub replaces that step.
 """
 
 from __future__ import annotations
@@ -13,10 +11,8 @@ from functools import cache, partial
 from pathlib import Path
 
 from mmr.config.aliases import RETIRED_REPLACEMENT, alias_of, normalize_channel_name
-from mmr.config.channel_schema import ReplayChannel
 from mmr.config.provenance import Source
-from mmr.config.schema import HttpChannel
-from mmr.config.selection import is_effective
+from mmr.config.selection import is_effective, is_runnable
 from mmr.config_edit.command_errors import ConfigCommandError
 from mmr.config_edit.scope import WriteTarget, load, toggle_target
 from mmr.config_edit.views import channel_source
@@ -53,12 +49,12 @@ def toggle_channel(typed: str, *, enable: bool, scope: Scope | None,
                            merged=merged, load_without_project=without_project)
     if target.scope == "user":
         global_channel = without_project().channels.get(name)
-        if global_channel is None or not _runnable(global_channel):
+        if global_channel is None or not is_runnable(global_channel):
             raise ConfigCommandError(
                 f"Cannot {verb} '{name}' with --global: it has no command in the global config "
                 "(the change would be an unrunnable/un-revertable stub). Use --project."
             )
-    elif enable and not _runnable(channel):
+    elif enable and not is_runnable(channel):
         raise ConfigCommandError(
             f"Cannot enable '{name}': it has no command in the merged config (it is a disabled "
             "stub). Add a command to its channel config first."
@@ -83,13 +79,7 @@ def retired_message(name: str) -> str:
     return f"Channel '{name}' is retired and cannot be enabled — use {hint}."
 
 
-def _runnable(channel: object) -> bool:
-    return (isinstance(channel, HttpChannel | ReplayChannel)
-            or bool((getattr(channel, "command", "") or "").strip()))
-
-
 def toggle_report(outcome: ToggleOutcome) -> str:
-    """The success report."""
     name, target = outcome.channel, outcome.target
     done = "Enabled" if outcome.enable else "Disabled"
     lines = [f"✓ {done} channel '{name}'"]

@@ -61,7 +61,7 @@ def unseen_by_review(project_root: Path, loaded: LoadedConfig) -> Unseen | None:
         return None
     if not git.is_inside_work_tree(project_root):
         return Unseen(tuple(names), project.path, in_git=False)
-    text = _committed_text(project_root)
+    text = committed_project_config(project_root)
     try:
         committed = (set() if text is None else
                      set(_channel_names(parse_config_mapping(text, PROJECT_CONFIG_NAME))))
@@ -83,7 +83,7 @@ def project_file_note(project_path: Path, project_root: Path) -> str | None:
     if not git.is_inside_work_tree(project_root):
         return (f"note: {project_path} is not read by mmr review outside a git repository "
                 "(pass --trust-project-config to read it)")
-    committed = _committed_text(project_root)
+    committed = committed_project_config(project_root)
     try:
         current = project_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -100,7 +100,7 @@ def project_file_note(project_path: Path, project_root: Path) -> str | None:
             "(docs/trust.md)")
 
 
-def _committed_text(project_root: Path) -> str | None:
+def committed_project_config(project_root: Path) -> str | None:
     """``.mmr.yaml`` as ``HEAD`` holds it; None with no commit yet or no such file there."""
     try:
         return git.show_file("HEAD", PROJECT_CONFIG_NAME, project_root)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mmr.config.aliases import normalize_channel_name
-from mmr.config.loaded import Channel, LoadedConfig
+from mmr.config.loaded import LoadedConfig
 from mmr.config.provenance import SOURCE_ORDER, Source
 from mmr.config.selection import disabled_channels, is_effective
 from mmr.secrets.redact import REDACTED, redact_channel_show, redact_inherited_value, redact_text
@@ -44,11 +44,6 @@ def js_value(value: Any) -> Any:
 def compact_json(value: Any) -> str:
     """``["a","b"]``: the value rendering of ``config show`` and ``now inherits:``."""
     return json.dumps(js_value(value), separators=(",", ":"), ensure_ascii=False)
-
-
-def channel_dump(channel: Channel) -> dict[str, Any]:
-    """A channel's fields in dump order; absent optional fields left out."""
-    return channel.model_dump(mode="python", exclude_none=True)
 
 
 def channel_source(loaded: LoadedConfig, name: str) -> Source:
@@ -117,10 +112,6 @@ def channels_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def unknown_channel_message(loaded: LoadedConfig, name: str) -> str:
-    return f'Channel "{name}" not found. Known channels: {", ".join(loaded.channels)}'
-
-
 def show_channel(loaded: LoadedConfig, name: str, *, redact: bool = True) -> str | None:
     """``config show <name>``: every field with ``# from <source>``; None if unknown.
 
@@ -130,7 +121,7 @@ def show_channel(loaded: LoadedConfig, name: str, *, redact: bool = True) -> str
     channel = loaded.channels.get(canonical)
     if channel is None:
         return None
-    raw = channel_dump(channel)
+    raw = channel.model_dump(mode="python", exclude_none=True)
     shown = _keep_policy_words(raw, redact_channel_show(raw)) if redact else raw
     lines = [f"# Channel: {canonical}"]
     _show_lines(loaded, ("channels", canonical), raw, shown=shown, indent="", lines=lines)

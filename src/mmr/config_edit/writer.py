@@ -24,6 +24,7 @@ from mmr.config_edit.atomic_file import (
     read_snapshot,
     replace_file,
     restore_snapshot,
+    symlink_refusal,
 )
 from mmr.config_edit.yaml_edit import NEW_FILE_TEXT, EditableConfig, YamlEditError
 from mmr.errors import MmrError
@@ -66,7 +67,7 @@ def edit_config(file: ConfigFile, edit: Callable[[EditableConfig], bool], *,
     Raises :class:`ConfigWriteError` with the reason for a file that cannot be edited.
     """
     if file.path.is_symlink() and not file.follow_symlink:
-        raise ConfigWriteError(f"refusing to write through a symlink: {file.path}")
+        raise ConfigWriteError(symlink_refusal(file.path))
     snapshot = file.snapshot()
     if snapshot is None and not create:
         return False

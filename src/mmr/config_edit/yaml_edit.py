@@ -20,7 +20,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from mmr.config.yaml_io import parse_yaml, yaml_kind
+from mmr.config.yaml_io import describe_yaml_error, parse_yaml, yaml_kind
 from mmr.config_edit.yaml_comments import (
     Parent,
     add_first_comments,
@@ -33,7 +33,7 @@ from mmr.config_edit.yaml_comments import (
     take_first_comments,
     take_rest,
 )
-from mmr.config_edit.yaml_style import first_error, round_trip_yaml, split_preamble
+from mmr.config_edit.yaml_style import round_trip_yaml, split_preamble
 from mmr.errors import ConfigError
 
 #: Text of a file mmr creates before the first edit.
@@ -62,7 +62,7 @@ class EditableConfig:
             documents = list(yaml.load_all(body))
         except (YAMLError, ValueError) as exc:
             raise YamlEditError(
-                f"cannot edit {label}: it has YAML syntax errors ({first_error(exc)})"
+                f"cannot edit {label}: it has YAML syntax errors ({describe_yaml_error(exc)})"
             ) from None
         if len(documents) > 1:
             raise YamlEditError(f"multi-document YAML not supported: {label}")
@@ -86,7 +86,6 @@ class EditableConfig:
         return self.preamble + text
 
     def get(self, segments: Sequence[str]) -> tuple[bool, Any]:
-        """``(found, value)`` at ``segments``."""
         node: Any = self.root
         for segment in segments:
             if not isinstance(node, dict) or segment not in node:

@@ -1,7 +1,7 @@
 """How a config file is laid out, so an edit can write it back the same way.
 
 Indentation is read from the file itself; comments and directives before a ``---`` line
-(which ruamel.yaml would drop) are split off and put back; parser errors become one line.
+(which ruamel.yaml would drop) are split off and put back.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
 
 _DOC_START = re.compile(r"^---[ \t]*(#.*)?$")
 
@@ -59,13 +58,3 @@ def split_preamble(text: str) -> tuple[str, str]:
         if stripped and not stripped.startswith(("#", "%")):
             break
     return "", text
-
-
-def first_error(exc: Exception) -> str:
-    if isinstance(exc, MarkedYAMLError):
-        problem = exc.problem or exc.context or "invalid YAML"
-        mark = exc.problem_mark or exc.context_mark
-        if mark is not None:
-            return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
-        return str(problem)
-    return " ".join(str(exc).split())

@@ -25,7 +25,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     def to_json_dict(self) -> dict[str, Any]:
-        """Plain JSON, absent optional fields left out."""
         return self.model_dump(mode="json", exclude_none=True)
 
 

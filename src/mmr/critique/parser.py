@@ -21,28 +21,26 @@ DEFAULT_THEME = "general"
 DEFAULT_KIND: ItemKind = "consideration"
 
 
-def _text(value: object) -> str:
+def text_of(value: object) -> str:
+    """A string field of the model's JSON, trimmed; "" for anything else."""
     return value.strip() if isinstance(value, str) else ""
 
 
 def _kind(value: object) -> ItemKind:
-    text = _text(value).lower()
-    for kind in KIND_ORDER:
-        if text == kind:
-            return kind
-    return DEFAULT_KIND
+    text = text_of(value).lower()
+    return next((kind for kind in KIND_ORDER if kind == text), DEFAULT_KIND)
 
 
 def parse_item(entry: object) -> CritiqueItem | None:
     """One ``items`` entry, or None when it has no non-empty string ``observation``."""
     if not isinstance(entry, dict):
         return None
-    observation = _text(entry.get("observation"))
+    observation = text_of(entry.get("observation"))
     if not observation:
         return None
     return CritiqueItem(kind=_kind(entry.get("kind")),
-                        theme=_text(entry.get("theme")) or DEFAULT_THEME, observation=observation,
-                        recommendation=_text(entry.get("recommendation")) or None)
+                        theme=text_of(entry.get("theme")) or DEFAULT_THEME, observation=observation,
+                        recommendation=text_of(entry.get("recommendation")) or None)
 
 
 def parse_critique_reply(raw: str | None) -> ParsedCritique:
@@ -53,7 +51,7 @@ def parse_critique_reply(raw: str | None) -> ParsedCritique:
     entries = value.get("items")
     found = (parse_item(entry) for entry in (entries if isinstance(entries, list) else []))
     items = tuple(item for item in found if item is not None)
-    summary = _text(value.get("summary")) or None
+    summary = text_of(value.get("summary")) or None
     if not items and "items" not in value and "findings" in value:
         summary = REVIEW_SHAPED
     elif not items and summary is None:

@@ -15,7 +15,7 @@ from functools import partial
 
 import anyio
 
-from mmr.config.loaded import Channel, LoadedConfig
+from mmr.config.loaded import LoadedConfig
 from mmr.config.loader import load_config
 from mmr.config.paths import jobs_dir
 from mmr.config.selection import select_channels
@@ -41,7 +41,7 @@ from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.review.run import ReviewIO
 from mmr.secrets.credentials import redact_credentials
 from mmr.store.jobs import JobStore
-from mmr.trust.modes import CONFIG_WARNING, TrustContext, TrustFlags, resolve_trust
+from mmr.trust.modes import CONFIG_WARNING, TrustFlags, resolve_trust
 
 NOTHING_PASSED = "No channels passed auth — emitting an empty critique. Run `mmr doctor`."
 
@@ -71,7 +71,8 @@ def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
         trust_project_config=request.trust_project_config))
     for warning in trust.warnings:
         io.notice(CONFIG_WARNING if warning.startswith(CONFIG_WARNING) else warning)
-    loaded = _load_config(trust, request, io)                                      # 3
+    loaded = load_config(trust.project_root, project_source=trust.project_config,  # 3
+                         cli_overrides=request.config_overrides(), on_warning=io.notice)
     names = select_channels(loaded.config, request.channels)                       # 4
     context = (build_repo_context(io.cwd, artifact.text, request.explicit_paths)   # 5
                if request.wants_context else None)
@@ -98,12 +99,6 @@ def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
     return _outcome(report, request, job_id)
 
 
-def _load_config(trust: TrustContext, request: CritiqueRequest, io: CritiqueIO) -> LoadedConfig:
-    """The config the trust policy allows: the project layer only from a trusted source."""
-    return load_config(trust.project_root, project_source=trust.project_config,
-                       cli_overrides=request.config_overrides(), on_warning=io.notice)
-
-
 def _session(session_id: str | None,
              io: CritiqueIO) -> tuple[SessionRound | None, RoundInfo | None]:
     """The previous round (for the prompt) and this run's round number."""
@@ -123,12 +118,7 @@ def _plans(names: list[str], loaded: LoadedConfig, *, artifact: Artifact,
     redacted_context, context_hits = (None, 0) if context is None else \
         redact_credentials(context.blob)
     redacted = PromptParts(redacted_artifact, request.focus, previous, redacted_context)
-    channels: dict[str, Channel] = {}
-    for name in names:
-        channel = loaded.channel(name)
-        if channel is None:  # selection already rejected unknown names
-            raise KeyError(name)
-        channels[name] = channel
+    channels = {name: loaded.channels[name] for name in names}  # selection checked the names
     if hits + context_hits and any(c.on_credentials != "allow" for c in channels.values()):
         io.notice(f"[mmr] warning: redacted {hits + context_hits} credential-shaped string(s) "
                   "from the artifact and repository context before sending them "

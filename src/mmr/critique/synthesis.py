@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from mmr.config.schema import MmrConfig, SubprocessChannel
-from mmr.config.selection import disabled_channels
+from mmr.config.selection import is_effective
 from mmr.critique.models import ReconciledItem, Split, SplitPosition, SynthesisResult
+from mmr.critique.parser import text_of
 from mmr.parsers import extract_model_json
 from mmr.prompt.assemble import diff_fence as fence_for
 from mmr.resources import read_template
@@ -32,11 +33,7 @@ def synthesizer_channel(config: MmrConfig) -> SubprocessChannel | None:
     channel = config.channels.get(SYNTHESIZER)
     if not isinstance(channel, SubprocessChannel) or not (channel.command or "").strip():
         return None
-    if not channel.enabled or channel.retired or channel.abstract:
-        return None
-    if SYNTHESIZER in disabled_channels(config):
-        return None
-    return channel
+    return channel if is_effective(config, SYNTHESIZER) else None
 
 
 def skip_reason(*, requested: bool, items: int, completed: int,
@@ -75,14 +72,10 @@ def _strings(value: object) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _text(value: object) -> str:
-    return value.strip() if isinstance(value, str) else ""
-
-
 def _position(raw: object) -> SplitPosition | None:
-    if not isinstance(raw, dict) or not _text(raw.get("stance")):
+    if not isinstance(raw, dict) or not text_of(raw.get("stance")):
         return None
-    return SplitPosition(stance=_text(raw.get("stance")), item_ids=_strings(raw.get("item_ids")),
+    return SplitPosition(stance=text_of(raw.get("stance")), item_ids=_strings(raw.get("item_ids")),
                          sources=_strings(raw.get("sources")))
 
 
@@ -94,8 +87,8 @@ def _split(raw: object) -> Split | None:
     positions = [p for p in found if p is not None]
     if len(positions) < 2:
         return None
-    return Split(theme=_text(raw.get("theme")) or "general", positions=positions,
-                 crux=_text(raw.get("crux")))
+    return Split(theme=text_of(raw.get("theme")) or "general", positions=positions,
+                 crux=text_of(raw.get("crux")))
 
 
 def parse_synthesis(raw: str | None) -> SynthesisResult:
@@ -106,4 +99,4 @@ def parse_synthesis(raw: str | None) -> SynthesisResult:
     splits_raw = value.get("splits")
     splits = [s for s in map(_split, splits_raw if isinstance(splits_raw, list) else [])
               if s is not None]
-    return SynthesisResult(splits=tuple(splits), synthesis=_text(value.get("synthesis")) or None)
+    return SynthesisResult(splits=tuple(splits), synthesis=text_of(value.get("synthesis")) or None)

@@ -148,11 +148,6 @@ async def probe_health_async(loaded: LoadedConfig) -> list[ChannelHealth]:
     return [_with_suggestion(row, loaded) for row in rows]
 
 
-def probe_health(loaded: LoadedConfig) -> list[ChannelHealth]:
-    """:func:`probe_health_async` with its own event loop."""
-    return anyio.run(probe_health_async, loaded)
-
-
 def _with_suggestion(row: ChannelHealth, loaded: LoadedConfig) -> ChannelHealth:
     """Suggest ``mmr config enable minimax`` when its CLI is installed but it is off."""
     channel = loaded.channels.get(row.name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache, partial
 from pathlib import Path
 
 from mmr.config.loaded import LoadedConfig
@@ -50,13 +51,7 @@ def is_disabled(loaded: LoadedConfig, name: str) -> bool:
 def fix_not_installed(names: Sequence[str], project_root: Path) -> list[FixOutcome]:
     """Disable each channel in ``names`` (canonical, not installed), in order."""
     merged = load(project_root)
-    user_only: list[LoadedConfig] = []
-
-    def without_project() -> LoadedConfig:
-        if not user_only:
-            user_only.append(load(project_root, with_project=False))
-        return user_only[0]
-
+    without_project = cache(partial(load, project_root, with_project=False))
     outcomes = []
     for name in names:
         file: Path | None = None

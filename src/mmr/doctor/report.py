@@ -28,7 +28,6 @@ FIX_HINT = "Run `mmr doctor --fix` to disable the not-installed channel(s) above
 
 
 def render_json(rows: Sequence[ChannelHealth]) -> str:
-    """The rows as a 2-space-indented JSON array, in probe order."""
     return json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from mmr import git
 from mmr.config.paths import PROJECT_CONFIG_NAME, project_config_path
 from mmr.config.yaml_io import parse_config_mapping
+from mmr.config_edit.unseen import committed_project_config
 from mmr.errors import MmrError
 
 
@@ -48,10 +49,7 @@ def uncommitted_auth_checks(project_root: Path) -> list[str]:
     checks = auth_checks(current)
     if not checks or not git.is_inside_work_tree(project_root):
         return []
-    try:
-        committed = auth_checks(git.show_file("HEAD", PROJECT_CONFIG_NAME, project_root))
-    except MmrError:  # no HEAD yet, or the file is not in it: nothing is committed
-        committed = {}
+    committed = auth_checks(committed_project_config(project_root) or "")
     return [name for name, check in checks.items() if committed.get(name) != check]
 
 

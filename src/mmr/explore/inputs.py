@@ -13,14 +13,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from mmr.errors import MmrError, UsageError
 
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
-BREADTHS = ("medium", "very-thorough")
+Breadth = Literal["medium", "very-thorough"]
 SECRET_DIR_NAMES = frozenset({"secrets", "local_secrets"})
 
-BREADTH_HINTS = {
+BREADTH_HINTS: dict[Breadth, str] = {
     "medium": (
         "medium: stop as soon as you can answer confidently, with citations. Do not sweep "
         "the whole tree once the answer is established."
@@ -103,10 +104,8 @@ def read_question(prompt_file: str | None, question: str | None, cwd: Path) -> s
     return text.strip("\n")
 
 
-def explore_prompt(roots: Sequence[Path], breadth: str, question: str) -> str:
+def explore_prompt(roots: Sequence[Path], breadth: Breadth, question: str) -> str:
     """The body the explore preamble wraps: the roots, the breadth hint, then the question."""
-    if breadth not in BREADTH_HINTS:
-        raise UsageError(f"--breadth {breadth!r} is unknown; use one of {'|'.join(BREADTHS)}")
     listing = "\n".join(f"- {root}" for root in roots)
     return (f"## Search roots\n{listing}\n\n## Breadth\n{BREADTH_HINTS[breadth]}\n\n"
             f"## Question\n{question}")

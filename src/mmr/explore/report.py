@@ -1,9 +1,4 @@
-"""What ``mmr explore`` reports: the answer chosen, its status, and each channel.
-
-:func:`summarise` turns the settled channels into an :class:`ExploreReport` (pure, apart
-from nothing: the raw replies are already read); :func:`render_json` and the text pieces
-shape it for output; :func:`dry_run_text` lists what a run would do without running it.
-"""
+"""What ``mmr explore`` reports: the answer chosen, its status, and each channel."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import anyio
 
@@ -27,8 +28,9 @@ from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.config_edit.scope import load_for_probes
 from mmr.dispatch.auth import auth_status_to_channel_status, check_channels
 from mmr.dispatch.plan import AuthResult, ChannelPlan
-from mmr.errors import ChannelSelectionError, MmrError, UsageError
+from mmr.errors import ChannelSelectionError, MmrError
 from mmr.explore.inputs import (
+    Breadth,
     check_effort,
     check_positive,
     explore_prompt,
@@ -46,7 +48,6 @@ Notice = Callable[[str], None]
 #: The model ``--m3`` selects for exploration (the ``minimax-m3`` review channel pins
 #: ``MiniMax-M3[1m]``, the 1M-token window, in its preset instead).
 M3_EXPLORE_MODEL = "MiniMax-M3"
-FORMATS = ("text", "json")
 
 
 @dataclass(frozen=True)
@@ -57,13 +58,13 @@ class ExploreRequest:
     prompt_file: str | None = None
     question: str | None = None
     out: str | None = None
-    breadth: str = "medium"
+    breadth: Breadth = "medium"
     channels: tuple[str, ...] | None = None
     max_turns: int | None = None
     timeout: float | None = None
     m3: bool = False
     effort: str | None = None
-    format: str = "text"
+    format: Literal["text", "json"] = "text"
     dry_run: bool = False
     trust_project_config: bool = False
 
@@ -96,8 +97,6 @@ def check_flags(request: ExploreRequest) -> None:
     check_effort(request.effort)
     check_positive(request.max_turns, "--max-turns")
     check_positive(request.timeout, "--timeout")
-    if request.format not in FORMATS:
-        raise UsageError(f"--format {request.format!r} is unknown; use text or json")
 
 
 def run_explore(request: ExploreRequest, cwd: Path, notice: Notice) -> ExploreOutcome:
@@ -130,9 +129,7 @@ def build_plans(names: Sequence[str], loaded: LoadedConfig, prompt: str,
     """One plan per channel: its wrapper around the prompt, this run's vars and timeout."""
     plans: list[ChannelPlan] = []
     for name in names:
-        channel = loaded.channel(name)
-        if channel is None:  # selection has already rejected unknown names
-            raise ChannelSelectionError(f'Channel "{name}" not found in config')
+        channel = loaded.channels[name]  # selection has already rejected unknown names
         wrapper = resolve_prompt_wrapper(channel.prompt_wrapper, name)
         plans.append(ChannelPlan(
             name=name, channel=with_vars(channel, overrides),

@@ -106,10 +106,15 @@ def blocks_gate(finding: ReconciledFinding, fix_threshold: Severity) -> bool:
     return SEVERITY_ORDER[finding.severity] <= SEVERITY_ORDER[fix_threshold]
 
 
-def gate_level(finding: ReconciledFinding, fix_threshold: Severity) -> GateLevel:
-    """``error`` for a finding that blocks the gate, ``notice`` for acknowledged or P3 ones."""
+def gate_level(finding: ReconciledFinding, fix_threshold: Severity,
+               gated: bool = True) -> GateLevel:
+    """``error`` for a finding that blocks the gate, ``notice`` for acknowledged or P3 ones.
+
+    A finding outside the diff that is not gated is never an ``error``: it does not fail
+    the review.
+    """
     if blocks_gate(finding, fix_threshold):
-        return "error"
+        return "error" if gated else "warning"
     if finding.acknowledged or finding.severity == "P3":
         return "notice"
     return "warning"

@@ -87,11 +87,8 @@ def _worst_first(results: ReconciledResults) -> list[_Annotation]:
         _Annotation(gate_level(f, results.fix_threshold), f) for f in results.reconciled_findings
     ]
     gated = off_diff_gated(results)
-    for place, findings in off_diff_groups(results):
-        for f in findings:
-            level = gate_level(f, results.fix_threshold)
-            annotations.append(_Annotation(
-                "warning" if level == "error" and not gated else level, f, place))
+    annotations += [_Annotation(gate_level(f, results.fix_threshold, gated), f, place)
+                    for place, findings in off_diff_groups(results) for f in findings]
     # sorted() is stable: within a level the findings keep their output order (severity first).
     return sorted(annotations, key=lambda a: _LEVEL_RANK[a.level])
 

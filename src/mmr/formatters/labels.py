@@ -59,15 +59,15 @@ def gate_lines(results: ReconciledResults, literal: Callable[[str], str] = str,
     return lines
 
 
-def proposal_parts(results: ReconciledResults, *, config_file: str) -> list[str]:
-    """What a trust-mode run proposes, for the trust line: ``proposed <config_file> change``
-    and ``proposed acks: N`` (each only when there is one)."""
-    parts = []
+def trust_line(results: ReconciledResults, *, config_file: str) -> str:
+    """``Trust: <mode>``, then what the run proposes: ``proposed <config_file> change`` and
+    ``proposed acks: N`` (each only when there is one)."""
+    parts = [f"Trust: {results.trust_mode}"]
     if results.proposed_config_change:
         parts.append(f"proposed {config_file} change")
     if results.proposed_acks:
         parts.append(f"proposed acks: {len(results.proposed_acks)}")
-    return parts
+    return " | ".join(parts)
 
 
 def telemetry_parts(telemetry: Telemetry | None) -> list[str]:
@@ -86,6 +86,14 @@ def telemetry_parts(telemetry: Telemetry | None) -> list[str]:
     if telemetry.turns is not None:
         parts.append(f"turns {_count(telemetry.turns)}")
     return parts
+
+
+def channel_state(channel: ChannelResult) -> str:
+    """``failed (12s) [parse_error] (cached from mmr-…)``: a channel line's status part."""
+    state = f"{channel.status} ({channel.elapsed})"
+    if channel.reason:
+        state += f" [{channel.reason}]"
+    return state + (f" (cached from {channel.cached_from})" if channel.cached else "")
 
 
 def run_total_line(results: ReconciledResults) -> str | None:
@@ -149,6 +157,18 @@ def gate_line(results: ReconciledResults) -> str:
         gated = "gated" if off_diff_gated(results) else "reported, not gated"
         line += f"; findings outside the diff: {gated}"
     return line
+
+
+def honesty_lines(results: ReconciledResults) -> list[str]:
+    """mmr's lines under the headline: the summary when it carries a not-gated note, the
+    channel counts said in words, the gate, the pull request and coverage."""
+    lines = []
+    if results.metadata.ungated_count:
+        lines.append(f"Verdict: {results.summary}")
+    if results.per_channel:
+        lines.append(f"Reviewers: {counts_phrase(results)}")
+    lines.append(gate_line(results))
+    return lines + [line for line in (pull_line(results), coverage_line(results)) if line]
 
 
 def counts_phrase(results: ReconciledResults) -> str:

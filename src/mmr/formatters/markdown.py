@@ -14,19 +14,17 @@ from mmr.formatters.labels import (
     PLACE_NOTES,
     PLACE_TITLES,
     agreeing,
-    counts_phrase,
-    coverage_line,
+    channel_state,
     failure_reason,
-    gate_line,
     gate_lines,
+    honesty_lines,
     is_gate_document,
     off_diff_groups,
     other_wordings,
-    proposal_parts,
-    pull_line,
     run_total_line,
     state_tag,
     telemetry_parts,
+    trust_line,
     verdict_label,
     wording_line,
 )
@@ -47,7 +45,8 @@ def render_markdown(results: ReconciledResults) -> str:
     results = for_markdown(results)
     lines = [f"## Multi-Model Review — {verdict_label(results)}", "", _job_line(results)]
     if results.trust_mode is not None:
-        lines.append(_trust_line(results))
+        trust = trust_line(results, config_file="`.mmr.yaml`")
+        lines.append(f"**{trust.replace(': ', ':** ', 1)}")
     lines += _honesty_lines(results)
     lines.append("")
     off_diff = off_diff_groups(results)
@@ -88,27 +87,12 @@ def _job_line(results: ReconciledResults) -> str:
 
 
 def _honesty_lines(results: ReconciledResults) -> list[str]:
-    """The not-gated verdict, counts in words, gate and coverage, as the text
-    report has them; each a separate paragraph line."""
-    lines = [""]
-    if results.metadata.ungated_count:
-        lines.append(f"**Verdict:** {escape_cell(results.summary)}  ")
-    if results.per_channel:
-        lines.append(f"**Reviewers:** {counts_phrase(results)}  ")
-    lines.append(f"**{gate_line(results).replace(': ', ':** ', 1)}  ")
-    if (pull := pull_line(results)) is not None:
-        lines.append(f"**{escape_cell(pull).replace(': ', ':** ', 1)}  ")
-    coverage = coverage_line(results)
-    if coverage is not None:
-        lines.append(f"**{escape_cell(coverage).replace(': ', ':** ', 1)}")
-    else:
-        lines[-1] = lines[-1].removesuffix("  ")
-    return lines
-
-
-def _trust_line(results: ReconciledResults) -> str:
-    proposals = proposal_parts(results, config_file="`.mmr.yaml`")
-    return " | ".join([f"**Trust:** {results.trust_mode}", *proposals])
+    """The text report's lines under the headline, label in bold, each ending a line of
+    one paragraph (two trailing spaces) but the last."""
+    lines = [f"**{escape_cell(line).replace(': ', ':** ', 1)}  "
+             for line in honesty_lines(results)]
+    lines[-1] = lines[-1].removesuffix("  ")
+    return ["", *lines]
 
 
 def _finding_row(finding: ReconciledFinding) -> str:
@@ -133,11 +117,7 @@ def _finding_row(finding: ReconciledFinding) -> str:
 
 
 def _channel_bullet(name: str, channel: ChannelResult) -> str:
-    bullet = f"- **{name}:** {channel.status} ({channel.elapsed})"
-    if channel.reason:
-        bullet += f" [{channel.reason}]"
-    if channel.cached:
-        bullet += f" (cached from {channel.cached_from})"
+    bullet = f"- **{name}:** {channel_state(channel)}"
     parts = telemetry_parts(channel.telemetry)
     if parts:
         bullet += " — " + " · ".join(parts)

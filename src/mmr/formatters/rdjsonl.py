@@ -54,14 +54,12 @@ def render_rdjsonl(results: ReconciledResults) -> str:
 def diagnostic_line(finding: ReconciledFinding, fix_threshold: Severity, *,
                     place: str | None = None, gated: bool = True) -> str:
     """One finding as one line of compact JSON, its message cut to stay under the limit."""
-    data = diagnostic(finding, fix_threshold)
+    data = diagnostic(finding, fix_threshold, gated)
     if place is not None:
         note = f"{PLACE_TITLES[place]}{'' if gated else ', not gated'}"
         data["message"] = f"[{note}] {data['message']}"
         if place == "unanchored":
             data.pop("location", None)
-        if not gated and data["severity"] == "ERROR":
-            data["severity"] = "WARNING"
     line = _dumps(data)
     if _size(line) <= MAX_LINE_BYTES:
         return line
@@ -78,7 +76,8 @@ def diagnostic_line(finding: ReconciledFinding, fix_threshold: Severity, *,
     return _dumps(data)
 
 
-def diagnostic(finding: ReconciledFinding, fix_threshold: Severity) -> dict[str, Any]:
+def diagnostic(finding: ReconciledFinding, fix_threshold: Severity,
+               gated: bool = True) -> dict[str, Any]:
     """The reviewdog ``Diagnostic`` for one finding, as plain JSON data."""
     parts = [suggestion_text(finding), sources_line(finding)]
     acknowledged = acknowledgement_line(finding)
@@ -97,7 +96,7 @@ def diagnostic(finding: ReconciledFinding, fix_threshold: Severity) -> dict[str,
             if span.end_line is not None:
                 location["range"]["end"] = {"line": span.end_line}
         data["location"] = location
-    data["severity"] = _SEVERITIES[gate_level(finding, fix_threshold)]
+    data["severity"] = _SEVERITIES[gate_level(finding, fix_threshold, gated)]
     data["source"] = {"name": "mmr"}
     data["code"] = {"value": rule_id(finding.category)}
     data["original_output"] = f"[{finding.severity}] {finding.location}"

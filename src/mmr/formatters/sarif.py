@@ -79,14 +79,9 @@ def sarif_log(results: ReconciledResults) -> dict[str, Any]:
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-def severity_level(severity: Severity) -> str:
-    """SARIF ``level`` of a severity: P0/P1 ``error``, P2 ``warning``, P3 ``note``."""
-    return _SEVERITY_LEVELS[severity]
-
-
 def _level(severity: Severity, gated: bool) -> str:
     """An ungated off-diff finding is never an ``error`` (it does not fail the review)."""
-    level = severity_level(severity)
+    level = _SEVERITY_LEVELS[severity]
     return "warning" if level == "error" and not gated else level
 
 
@@ -173,13 +168,9 @@ def _location(location: str) -> dict[str, Any]:
     if span is None:
         artifact = {"uri": REPOSITORY_ROOT_URI, "uriBaseId": SRCROOT}
         return {"physicalLocation": {"artifactLocation": artifact, "region": dict(FILE_REGION)}}
-    physical: dict[str, Any] = {"artifactLocation": _artifact(span.path)}
-    physical["region"] = _region(span) or dict(FILE_REGION)
-    return {"physicalLocation": physical}
-
-
-def _artifact(path: str) -> dict[str, str]:
-    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+    artifact = {"uri": quote(span.path, safe="/"), "uriBaseId": SRCROOT}
+    return {"physicalLocation": {"artifactLocation": artifact,
+                                 "region": _region(span) or dict(FILE_REGION)}}
 
 
 def _region(span: SourceSpan) -> dict[str, int]:

@@ -16,19 +16,17 @@ from mmr.formatters.labels import (
     PLACE_NOTES,
     PLACE_TITLES,
     agreeing,
-    counts_phrase,
-    coverage_line,
+    channel_state,
     failure_reason,
-    gate_line,
     gate_lines,
+    honesty_lines,
     is_gate_document,
     off_diff_groups,
     other_wordings,
-    proposal_parts,
-    pull_line,
     run_total_line,
     state_tag,
     telemetry_parts,
+    trust_line,
     verdict_label,
     wording_line,
 )
@@ -57,8 +55,8 @@ def render_text(results: ReconciledResults) -> str:
         return "\n".join(gate_lines(results))
     lines = [f"MMR {verdict_label(results)} — {results.job_id}", _counts_line(results)]
     if results.trust_mode is not None:
-        lines.append(_trust_line(results))
-    lines += _honesty_lines(results)
+        lines.append(trust_line(results, config_file=".mmr.yaml"))
+    lines += honesty_lines(results)
     lines.append("")
     off_diff = off_diff_groups(results)
     if results.reconciled_findings:
@@ -98,28 +96,6 @@ def _counts_line(results: ReconciledResults) -> str:
     return " | ".join(segments)
 
 
-def _honesty_lines(results: ReconciledResults) -> list[str]:
-    """mmr's lines under the headline: the summary when it carries a not-gated note, the
-    channel counts said in words, the gate, and coverage."""
-    lines = []
-    if results.metadata.ungated_count:
-        lines.append(f"Verdict: {results.summary}")
-    if results.per_channel:
-        lines.append(f"Reviewers: {counts_phrase(results)}")
-    lines.append(gate_line(results))
-    if (pull := pull_line(results)) is not None:
-        lines.append(pull)
-    coverage = coverage_line(results)
-    if coverage is not None:
-        lines.append(coverage)
-    return lines
-
-
-def _trust_line(results: ReconciledResults) -> str:
-    proposals = proposal_parts(results, config_file=".mmr.yaml")
-    return " | ".join([f"Trust: {results.trust_mode}", *proposals])
-
-
 def _finding_lines(finding: ReconciledFinding) -> list[str]:
     lines = [f"  [{finding.severity}]{state_tag(finding)} {finding.location}",
              f"    {finding.description}"]
@@ -140,12 +116,7 @@ def _finding_lines(finding: ReconciledFinding) -> list[str]:
 
 
 def _channel_lines(name: str, channel: ChannelResult) -> list[str]:
-    head = f"  {name}: {channel.status} ({channel.elapsed})"
-    if channel.reason:
-        head += f" [{channel.reason}]"
-    if channel.cached:
-        head += f" (cached from {channel.cached_from})"
-    lines = [head]
+    lines = [f"  {name}: {channel_state(channel)}"]
     parts = telemetry_parts(channel.telemetry)
     if parts:
         lines.append("    " + " · ".join(parts))

@@ -11,8 +11,8 @@ from mmr.parsers.registry import register_parser
 from mmr.parsers.scanners import extract_first_object, extract_last_object, top_level_objects
 from mmr.parsers.text import (
     JSON_DECODER,
+    decode_candidate,
     decode_json,
-    fix_trailing_commas,
     strip_markdown_fences,
 )
 from mmr.parsers.validate import (
@@ -39,22 +39,14 @@ def bare_findings_array(text: str) -> ParsedOutput | None:
     if not (body.startswith("[") and body.endswith("]")):
         return None
     try:
-        items = _decode_object(body)
+        items = decode_candidate(body)
     except Exception:
         return None
-    if not isinstance(items, list) or not all(_finding_shaped(item) for item in items):
+    if not isinstance(items, list) or not all(
+            isinstance(item, dict) and not _FINDING_KEYS.isdisjoint(item) for item in items):
         return None
     findings = [lenient_finding(item) for item in items]
     return ParsedOutput(approved=not has_blocking(findings), findings=findings, summary="")
-
-
-def _finding_shaped(item: Any) -> bool:
-    return isinstance(item, dict) and not _FINDING_KEYS.isdisjoint(item)
-
-
-def _decode_object(candidate: str) -> Any:
-    """Decode after trailing-comma removal."""
-    return decode_json(fix_trailing_commas(candidate))
 
 
 def _only_object(text: str) -> tuple[str, Any] | None:
@@ -72,11 +64,6 @@ def _only_object(text: str) -> tuple[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return (text[start:end], value) if text.find("{", end) < 0 else None
-
-
-def is_review(value: dict[str, Any]) -> bool:
-    """An object that is a review reply, not an example finding or a status event."""
-    return "findings" in value or "approved" in value
 
 
 @register_parser("default")
@@ -100,11 +87,12 @@ def scanned_reading(text: str) -> ParsedOutput:
     """``default`` by the bracket scans: what :func:`_only_object` shortcuts, in full."""
     if text.count("{") > 1:
         objects = top_level_objects(text)
-        reviews = [value for value in objects if is_review(value)]
+        # Review replies, not example findings or status events.
+        reviews = [value for value in objects if "findings" in value or "approved" in value]
         if len(reviews) > 1 or (reviews and reviews[0] is not objects[0]):
             return lenient_reply(reviews[-1])
     candidate = extract_first_object(text)
-    return _first_object_reply(text, candidate, _decode_object(candidate))
+    return _first_object_reply(text, candidate, decode_candidate(candidate))
 
 
 def _first_object_reply(text: str, candidate: str, value: Any) -> ParsedOutput:

@@ -33,8 +33,9 @@ def _core_prompt_ending() -> str:
     return read_template(CORE_PROMPT_TEMPLATE).rstrip().rsplit("\n\n", 1)[-1]
 
 
-def _echo_end(text: str) -> int:
-    """Where the last echoed landmark of the prompt ends in ``text`` (0: none)."""
+def after_echo(text: str) -> str:
+    """``text`` after the last echoed landmark of the review prompt; all of it when it
+    echoes none."""
     ending = _core_prompt_ending()
     at = text.rfind(ending)
     end = at + len(ending) if at >= 0 else 0
@@ -43,10 +44,4 @@ def _echo_end(text: str) -> int:
         closing = re.compile("^" + fence + "(?!`)", re.MULTILINE).search(text, opening.end())
         if closing is not None:
             end = max(end, closing.end())
-    return end
-
-
-def after_echo(text: str) -> str:
-    """``text`` after the last echo of the review prompt; all of it when it echoes none."""
-    end = _echo_end(text)
-    return text[end:] if end else text
+    return text[end:]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mmr.parsers.scanners import extract_first_object
-from mmr.parsers.text import decode_json, fix_trailing_commas, strip_markdown_fences
+from mmr.parsers.text import decode_candidate, strip_markdown_fences
 
 #: Envelope keys whose string value may hold the model's reply, in the order tried.
 ENVELOPE_KEYS = ("result", "text", "response", "output", "content", "message")
@@ -18,7 +18,7 @@ def extract_model_json(raw: str, depth: int = 2) -> Any:
     JSON is passed over for the next key.
     """
     try:
-        value = decode_json(fix_trailing_commas(extract_first_object(strip_markdown_fences(raw))))
+        value = decode_candidate(extract_first_object(strip_markdown_fences(raw)))
     except Exception:
         return None
     if isinstance(value, dict) and depth > 0:

@@ -18,8 +18,7 @@ from mmr.parsers.errors import ParseError
 from mmr.parsers.scanners import extract_first_object
 from mmr.parsers.text import (
     JSON_DECODER,
-    decode_json,
-    fix_trailing_commas,
+    decode_candidate,
     strip_markdown_fences,
 )
 from mmr.parsers.validate import has_blocking, strict_finding, strict_reply
@@ -45,7 +44,7 @@ def _decode_array(text: str, start: int, index: BracketIndex) -> Any:
     result = index.scan(start)
     if not isinstance(result, Balanced):
         raise ParseError(UNBALANCED_ARRAY)
-    return decode_json(fix_trailing_commas(text[start : result.end + 1]))
+    return decode_candidate(text[start : result.end + 1])
 
 
 def _first_array(text: str) -> Any:
@@ -67,9 +66,9 @@ def _extract(text: str) -> Any:
         except (ValueError, RecursionError):
             return _decode_array(text, 0, BracketIndex(text, "[]"))
     if text.startswith("{"):
-        return decode_json(fix_trailing_commas(extract_first_object(text)))
+        return decode_candidate(extract_first_object(text))
     try:
-        wrapper = decode_json(fix_trailing_commas(extract_first_object(text)))
+        wrapper = decode_candidate(extract_first_object(text))
         is_reply = isinstance(wrapper, dict) and isinstance(wrapper.get("findings"), list)
         if is_reply and not isinstance(wrapper.get("severity"), str):
             return wrapper

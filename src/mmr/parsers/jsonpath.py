@@ -95,11 +95,6 @@ def parse_path(path: str, *, allow_wildcard: bool = False) -> tuple[Segment, ...
     return tuple(segments)
 
 
-def parse_telemetry_path(path: str) -> tuple[Segment, ...]:
-    """Parse a telemetry path, which may also use ``.*``."""
-    return parse_path(path, allow_wildcard=True)
-
-
 def resolve(root: Any, segments: tuple[Segment, ...]) -> Any:
     """Walk ``segments`` from ``root``; :data:`NO_MATCH` when any step finds nothing."""
     cursor = root
@@ -128,7 +123,7 @@ def resolve_path(root: Any, path: str) -> Any:
 
 def resolve_telemetry_path(root: Any, path: str) -> Any:
     """Parse (ValueError on bad syntax) and walk a telemetry path, ``*`` allowed."""
-    return resolve(root, parse_telemetry_path(path))
+    return resolve(root, parse_path(path, allow_wildcard=True))
 
 
 def path_label(path: str) -> str:

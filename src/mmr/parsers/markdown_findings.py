@@ -62,10 +62,6 @@ def _split_blocks(raw: str, tags: tuple[str, ...]) -> tuple[list[_Block], bool]:
     return blocks, saw_no_findings
 
 
-def _label_value(text: str) -> str:
-    return text.strip().strip("*`").strip()
-
-
 def _is_bare_citation(text: str) -> bool:
     """A line that only cites ``path:line`` (e.g. `` `src/a.py:12` ``): location, not prose.
 
@@ -97,7 +93,7 @@ def _read_block(block: _Block, severity: Severity) -> tuple[Finding, Citation | 
             citation = find_citation(text)
         label = _LABEL.fullmatch(text)
         if label:
-            name, value = label.group(1).lower(), _label_value(label.group(2))
+            name, value = label.group(1).lower(), label.group(2).strip().strip("*`").strip()
             in_suggestion = name == "suggestion"
             if name == "category" and value and category is None:
                 category = value

@@ -101,7 +101,7 @@ def extract_last_object(text: str) -> dict[str, Any]:
             tail_broken = tail_broken or last_good is not None
             break
         try:
-            last_good = decode_candidate(text, start, result.end)
+            last_good = decode_candidate(text[start : result.end + 1])
             tail_broken = False
         except Exception as exc:  # any decode failure is a broken candidate
             first_error = first_error or exc
@@ -134,7 +134,7 @@ def top_level_objects(text: str) -> list[dict[str, Any]]:
                 continue
             break
         try:
-            value = decode_candidate(text, start, result.end)
+            value = decode_candidate(text[start : result.end + 1])
         except Exception:  # noqa: S112 - a broken candidate is not an object
             continue
         if isinstance(value, dict):
@@ -146,7 +146,7 @@ def top_level_objects(text: str) -> list[dict[str, Any]]:
 def _decode_error(text: str, start: int, end: int) -> Exception | None:
     """The error decoding this candidate raises (computed only for the one reported)."""
     try:
-        decode_candidate(text, start, end)
+        decode_candidate(text[start : end + 1])
     except Exception as exc:
         return exc
     return None
@@ -180,7 +180,7 @@ def extract_any_value(text: str) -> Any:
             continue
         if plausible.may_decode(entry, result.end):
             try:
-                return decode_candidate(text, start, result.end)
+                return decode_candidate(text[start : result.end + 1])
             except Exception:  # noqa: S110 - remembered below, the scan goes on
                 pass
         if first_error is None and first_undecodable is None:

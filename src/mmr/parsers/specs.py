@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import cache
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -119,8 +119,9 @@ ParserSpec = StrictStr | ObjectParserSpec
 
 UnwrapJsonpathSpec.model_rebuild()
 
-OBJECT_PARSER_KINDS: tuple[str, ...] = ("unwrap-jsonpath", "regex-findings", "markdown-findings",
-                                        "answer")
+#: Every object spec, in the order the config reference documents them.
+OBJECT_SPECS = (UnwrapJsonpathSpec, RegexFindingsSpec, MarkdownFindingsSpec, AnswerSpec)
+_KINDS = frozenset(get_args(spec.model_fields["kind"].annotation)[0] for spec in OBJECT_SPECS)
 
 
 @cache
@@ -134,10 +135,9 @@ def coerce_parser_spec(spec: object) -> ParserSpec:
     Raises ValueError with a one-line message: ``Unsupported output_parser kind: X`` for an
     unknown kind, else the first validation problem.
     """
-    if isinstance(spec,
-                  str | UnwrapJsonpathSpec | RegexFindingsSpec | MarkdownFindingsSpec | AnswerSpec):
+    if isinstance(spec, (str, *OBJECT_SPECS)):
         return spec
-    if isinstance(spec, Mapping) and spec.get("kind") not in OBJECT_PARSER_KINDS:
+    if isinstance(spec, Mapping) and spec.get("kind") not in _KINDS:
         raise ValueError(f"Unsupported output_parser kind: {spec.get('kind')}")
     try:
         return _spec_adapter().validate_python(spec)

@@ -33,16 +33,13 @@ def strip_markdown_fences(text: str) -> str:
     return _CLOSING_FENCE.sub("", _OPENING_FENCE.sub("", text))
 
 
-def fix_trailing_commas(text: str, *, string_aware: bool = True) -> str:
+def fix_trailing_commas(text: str) -> str:
     """Delete every comma (and the whitespace after it) that precedes ``}`` or ``]``.
 
-    ``string_aware=False`` is MMR 4.0.1's behaviour, which also rewrites text inside
-    JSON strings; mmr leaves strings alone.
+    Text inside JSON strings is left alone (MMR 4.0.1 rewrites it too).
     """
     if _TRAILING_COMMA.search(text) is None:
         return text
-    if not string_aware:
-        return _TRAILING_COMMA.sub("", text)
     return _STRING_OR_TRAILING_COMMA.sub(lambda m: m.group(1) or "", text)
 
 
@@ -71,6 +68,6 @@ def decode_json(text: str) -> Any:
     return JSON_DECODER.decode(text)
 
 
-def decode_candidate(text: str, start: int, end: int) -> Any:
-    """Decode the candidate ``text[start:end + 1]`` after trailing-comma removal."""
-    return decode_json(fix_trailing_commas(text[start : end + 1]))
+def decode_candidate(candidate: str) -> Any:
+    """Decode a candidate as MMR 4.0.1 does: trailing commas removed, then strict JSON."""
+    return decode_json(fix_trailing_commas(candidate))

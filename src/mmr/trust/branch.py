@@ -17,11 +17,11 @@ from pathlib import Path
 
 from mmr import git
 from mmr.config.loaded import ProjectSource, ProjectText, WorkingTree
-from mmr.config.paths import user_config_path
+from mmr.config.paths import PROJECT_CONFIG_NAME, user_config_path
 from mmr.config.yaml_io import parse_config_mapping
 from mmr.diff.proposed import ProposedChanges, detect_proposed_changes
 from mmr.errors import GitError, MmrError
-from mmr.trust.trusted_files import ACKS_DIR, PROJECT_CONFIG_NAME
+from mmr.trust.trusted_files import ACKS_DIR
 
 _LOCAL_FALLBACKS = ("main", "master")
 NO_DEFAULT_BRANCH = (
@@ -61,7 +61,7 @@ def default_branch(root: Path) -> str | None:
     configured = configured_default_branch()
     if configured is not None:
         return configured if git.ref_exists(configured, root) else None
-    remote = git.remote_default_branch(root)
+    remote = git.symbolic_ref("refs/remotes/origin/HEAD", root)
     if remote is not None and git.is_safe_ref(remote):
         return remote
     return next((name for name in _LOCAL_FALLBACKS if git.ref_exists(name, root)), None)

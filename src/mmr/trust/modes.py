@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mmr import git
 from mmr.config.loaded import ProjectText
+from mmr.config.paths import find_project_root
 from mmr.diff.inputs import DiffRequest
 from mmr.diff.proposed import ProposedChanges
 from mmr.errors import GitError
@@ -46,14 +47,6 @@ def is_ci(env: Mapping[str, str] | None = None) -> bool:
 def is_git_repository(cwd: Path) -> bool:
     """Git says ``cwd`` is in a work tree, or (advisory) a ``.git`` entry sits above it."""
     return git.is_inside_work_tree(cwd) or git.find_dot_git_ancestor(cwd) is not None
-
-
-def project_root(cwd: Path) -> Path:
-    """The git top-level, else ``cwd`` (as ``config.paths``)."""
-    try:
-        return git.show_toplevel(cwd)
-    except GitError:
-        return cwd.absolute()
 
 
 @dataclass(frozen=True)
@@ -91,7 +84,6 @@ def _from_ref(ref: str, flag: str) -> TrustClassification:
 
 
 def classify_trust_mode(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
-                        ci: bool | None = None,
                         resolve_pr_base: PrBaseResolver | None = None) -> TrustClassification:
     """Apply the trust rules in order; the first that applies decides."""
     if flags.config_base_ref:
@@ -102,7 +94,7 @@ def classify_trust_mode(cwd: Path, request: DiffRequest, flags: TrustFlags, *,
         return _classify_pr(request.pr, cwd, resolve_pr_base or git.pr_base_branch)
     if request.base:
         return _from_ref(request.base, "--base")
-    ci = is_ci() if ci is None else ci
+    ci = is_ci()
     # --staged is trusted locally (it beats --diff); --diff may come from anywhere.
     untrusted = ci if request.staged else (ci or request.diff is not None)
     if untrusted:
@@ -165,11 +157,10 @@ class TrustContext:
         return controls
 
 
-def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *, ci: bool | None = None,
-                  resolve_pr_base: PrBaseResolver | None = None) -> TrustContext:
+def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags) -> TrustContext:
     """Classify the run, collect its stderr warnings and read the trusted project config."""
-    found = classify_trust_mode(cwd, request, flags, ci=ci, resolve_pr_base=resolve_pr_base)
-    root = project_root(cwd)
+    found = classify_trust_mode(cwd, request, flags)
+    root = find_project_root(cwd)
     warnings = list(found.notes)
     branch = ProposedChanges()
     compared_with: str | None = None
@@ -181,7 +172,10 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *, ci: boo
             found = TrustClassification("base-ref", drift.merge_base, found.notes)
             branch, compared_with = drift.proposed, drift.default_branch
             if not flags.trust_project_config:
-                warnings.append(branch_warning(drift.default_branch, drift.merge_base))
+                warnings.append(
+                    f"[mmr] warning: this branch changed .mmr.yaml or .mmr/acks/ since its "
+                    f"merge base with {drift.default_branch} ({drift.merge_base[:12]}); they "
+                    "are read from the merge base until ratified (see `mmr explain trust`).")
     # An implicit HEAD is missing only in a repository without commits: not worth a warning.
     # A missing --base is the diff's error too: said once, there, not also as a warning.
     named = found.base_ref is not None and found.base_ref not in ("HEAD", request.base)
@@ -206,10 +200,3 @@ def resolve_trust(cwd: Path, request: DiffRequest, flags: TrustFlags, *, ci: boo
     return TrustContext(mode=found.mode, trusted_ref=found.base_ref, project_root=root,
                         flags=flags, project_config=config, warnings=tuple(warnings),
                         branch_proposed=branch, compared_with=compared_with)
-
-
-def branch_warning(default_branch: str, merge_base: str) -> str:
-    """The stderr line saying the branch's own project files are not trusted."""
-    return (f"[mmr] warning: this branch changed .mmr.yaml or .mmr/acks/ since its merge base "
-            f"with {default_branch} ({merge_base[:12]}); they are read from the merge base "
-            "until ratified (see `mmr explain trust`).")

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mmr.config.paths import PROJECT_CONFIG_NAME
 from mmr.diff.inputs import DiffRequest
 from mmr.diff.proposed import ProposedChanges
 from mmr.trust.modes import TrustContext, is_ci
-from mmr.trust.trusted_files import ACKS_DIR, PROJECT_CONFIG_NAME
+from mmr.trust.trusted_files import ACKS_DIR
 
 PREFIX = "[mmr] notice: "
 
@@ -37,7 +38,7 @@ def _has_work_tree_acks(root: Path) -> bool:
 
 
 def unread_project_files_notice(trust: TrustContext, request: DiffRequest,
-                                proposed: ProposedChanges, *, ci: bool | None = None) -> str | None:
+                                proposed: ProposedChanges) -> str | None:
     """The notice for this run, or None when every existing project file is read."""
     if trust.mode == "base-ref":
         return _uncommitted_config_notice(trust, proposed)
@@ -53,7 +54,7 @@ def unread_project_files_notice(trust: TrustContext, request: DiffRequest,
     if trust.mode == "non-git":
         reason = "this is not a git repository, so there is no commit to read it from"
         fix = f"pass {trust_flags} to use the file as it is"
-    elif is_ci() if ci is None else ci:
+    elif is_ci():
         reason = "in CI (CI is set) project files load only from the base ref of the review"
         fix = (f"review against a base (--base <ref> or --pr <n>), or pass --config-base-ref "
                f"<ref> to read a commit you trust; {trust_flags} uses the working-tree file")

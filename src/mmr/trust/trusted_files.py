@@ -15,9 +15,9 @@ from typing import Any
 
 from mmr import git
 from mmr.config.loaded import ProjectText
+from mmr.config.paths import PROJECT_CONFIG_NAME
 from mmr.errors import GitError
 
-PROJECT_CONFIG_NAME = ".mmr.yaml"
 ACKS_DIR = ".mmr/acks"
 MAX_ACK_BYTES = 256 * 1024
 _ACK_FILE_NAME = re.compile(r"[0-9a-f]{40}\.json")
@@ -25,9 +25,8 @@ _REGULAR_FILE_MODES = ("100644", "100755")
 
 
 def read_file_at_ref(root: Path, ref: str, path: str) -> str | None:
-    """The text of ``path`` (from the repository root) at ``ref``, or None."""
-    if not git.is_safe_ref(ref) or git.safe_repo_path(path) is None:
-        return None
+    """The text of ``path`` (from the repository root) at ``ref``, or None (also for an
+    unsafe ref or path, which git refuses to read)."""
     try:
         return git.show_file(ref, path, root)
     except GitError:
@@ -36,8 +35,6 @@ def read_file_at_ref(root: Path, ref: str, path: str) -> str | None:
 
 def list_files_at_ref(root: Path, ref: str, directory: str) -> list[git.TreeEntry] | None:
     """The entries directly inside ``directory`` at ``ref``, or None on any failure."""
-    if not git.is_safe_ref(ref) or git.safe_repo_path(directory) is None:
-        return None
     try:
         return git.list_tree(ref, directory, root)
     except GitError:

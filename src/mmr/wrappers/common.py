@@ -50,31 +50,19 @@ def add_model_flags(parser: argparse.ArgumentParser, *, m3_help: str, default_ef
 def run_wrapper(parser: argparse.ArgumentParser, action: Callable[[argparse.Namespace], int],
                 argv: Sequence[str] | None) -> int:
     """A wrapper's ``main``: parse ``argv`` (default: the process's own arguments), then run
-    ``action`` on the namespace inside :func:`run_guarded`; its exit code."""
-    args = parse_args(parser, argv)
-    if isinstance(args, int):
-        return args
-    shown = list(sys.argv[1:] if argv is None else argv)
-    return run_guarded(parser.prog, lambda: action(args), shown)
-
-
-def parse_args(parser: argparse.ArgumentParser,
-               argv: Sequence[str] | None) -> argparse.Namespace | int:
-    """The parsed namespace, or the exit code when parsing ended the run (``--help``: 0)."""
+    ``action`` on the namespace; its exit code. An :class:`~mmr.errors.MmrError` is
+    ``<prog>: error: <message>`` and its exit code (1); Ctrl-C, a closed pipe and crashes go
+    to mmr's own boundary."""
     try:
-        return parser.parse_args(None if argv is None else list(argv))
-    except SystemExit as exc:
+        args = parser.parse_args(None if argv is None else list(argv))
+    except SystemExit as exc:  # parsing ended the run: --help (0) or a usage error
         return exc.code if isinstance(exc.code, int) else USAGE_EXIT
 
-
-def run_guarded(prog: str, action: Callable[[], int], argv: Sequence[str]) -> int:
-    """Run ``action``: an :class:`~mmr.errors.MmrError` is ``<prog>: error: <message>``
-    and its exit code (1); Ctrl-C, a closed pipe and crashes go to mmr's own boundary."""
     def inner() -> int:
         try:
-            return action()
+            return action(args)
         except MmrError as exc:
-            stderr_line(f"{prog}: error: {exc}")
+            stderr_line(f"{parser.prog}: error: {exc}")
             return exc.exit_code
 
-    return guard(inner, argv)
+    return guard(inner, list(sys.argv[1:] if argv is None else argv))

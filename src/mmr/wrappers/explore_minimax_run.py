@@ -46,7 +46,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point: parse, explore, write ``--out``, return the exit code."""
     return run_wrapper(build_parser(), _explore, argv)
 
 

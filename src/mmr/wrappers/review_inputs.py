@@ -76,7 +76,7 @@ def preflight(worktree: str, base: str, cwd: Path) -> Worktree:
     except GitError:
         raise InputError(f"--worktree {worktree}: not a git checkout; pass the worktree of "
                          "the branch to review") from None
-    branch = git.current_branch(root)
+    branch = git.symbolic_ref("HEAD", root)
     if branch is None:
         raise InputError(f"--worktree {worktree}: HEAD is detached; check out the branch to "
                          "review first")

@@ -57,7 +57,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point: parse, review, return the exit code."""
     return run_wrapper(build_parser(), _review, argv)
 
 

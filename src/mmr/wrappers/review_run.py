@@ -30,7 +30,6 @@ from mmr.trust.trusted_files import read_project_config_at_ref
 from mmr.wrappers import fake_session
 from mmr.wrappers.review_inputs import (
     SECRET_PATH_EXCLUDES,
-    Worktree,
     check_inputs,
     default_out,
     materialise,
@@ -70,7 +69,10 @@ def run(options: ReviewOptions, cwd: Path, env: Mapping[str, str], notice: Line,
     check_positive(options.max_turns, "--max-turns")
     check_positive(options.timeout, "--timeout")
     tree = preflight(options.worktree, options.base, cwd)
-    loaded = load_base_config(tree, notice)
+    # The project .mmr.yaml of the base ref: the branch under review (often agent-written)
+    # must not be able to change the reviewer that judges it.
+    loaded = load_config(tree.root, project_source=read_project_config_at_ref(tree.root, tree.base),
+                         on_warning=notice)
     name = "minimax-m3" if options.m3 else "minimax"
     check_dispatchable(loaded.config, name, role="review")
     channel = prepared_channel(loaded, name, options)
@@ -104,18 +106,9 @@ def run(options: ReviewOptions, cwd: Path, env: Mapping[str, str], notice: Line,
     return finish(plan, result, out, notice, stdout)
 
 
-def load_base_config(tree: Worktree, notice: Line) -> LoadedConfig:
-    """User config plus the project ``.mmr.yaml`` *of the base ref*: the branch under review
-    (often agent-written) must not be able to change the reviewer that judges it."""
-    return load_config(tree.root, project_source=read_project_config_at_ref(tree.root, tree.base),
-                       on_warning=notice)
-
-
 def prepared_channel(loaded: LoadedConfig, name: str, options: ReviewOptions) -> Channel:
     """The channel with this run's vars, and the clean-tree assertion forced on."""
-    channel = loaded.channel(name)
-    if channel is None:  # check_dispatchable has already rejected this
-        raise ConfigError(f'Channel "{name}" not found in config')
+    channel = loaded.channels[name]  # check_dispatchable has already rejected a missing one
     overrides: dict[str, object] = {"max_turns": options.max_turns}
     if options.effort is not None:
         overrides["effort"] = options.effort

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mmr.config.defaults import CLAUDE_RESULT_PARSER
+from mmr.config.defaults import builtin_layer
 from mmr.config.loaded import LoadedConfig, WorkingTree
 from mmr.config.loader import load_config
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
@@ -36,6 +36,9 @@ from tests.integration.dispatch.dispatch_helpers import (
 
 CLAUDE_ENVELOPE = {"type": "result", "is_error": False, "result": json.dumps(FINDING_REPLY)}
 BASE_PROMPT = "BASE REVIEW PROMPT\n```diff\n+x\n```"
+
+#: The compensator reads its parser from the built-in claude preset.
+CLAUDE_PARSER = builtin_layer()["channels"]["claude"]["output_parser"]
 
 
 def load(tmp_path: Path, project: str = "", cli: dict[str, Any] | None = None) -> LoadedConfig:
@@ -129,7 +132,7 @@ def test_default_compensator(tmp_path: Path) -> None:
     assert compensator.channel.flags == [
         "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
     assert compensator.timeout_s == 42
-    assert compensator.output_parser.model_dump(exclude_none=True) == CLAUDE_RESULT_PARSER  # type: ignore[union-attr]
+    assert compensator.output_parser.model_dump(exclude_none=True) == CLAUDE_PARSER  # type: ignore[union-attr]
     assert compensator.channel.prompt_delivery is None  # stdin
 
 
@@ -176,7 +179,7 @@ def test_failed_timed_out_and_unparseable_channels_get_passes(fake_cli: FakeCliF
         assert outcome.parsed is not None and outcome.parsed.findings[0].severity == "P1"
         entry = job.entry(name)
         assert entry["compensator"] == "claude"
-        assert entry["output_parser"] == CLAUDE_RESULT_PARSER
+        assert entry["output_parser"] == CLAUDE_PARSER
         assert entry["status"] == "completed"
     calls = dispatch_calls(claude)
     assert len(calls) == 3

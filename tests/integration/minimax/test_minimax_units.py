@@ -68,8 +68,6 @@ def test_explore_prompt_orders_roots_breadth_question() -> None:
     text = explore_prompt([Path("/a"), Path("/b")], "medium", "Where?")
     assert text.startswith("## Search roots\n- /a\n- /b\n\n## Breadth\nmedium:")
     assert text.endswith("## Question\nWhere?")
-    with pytest.raises(UsageError):
-        explore_prompt([Path("/a")], "shallow", "Where?")
 
 
 def test_vars_overrides_for_m3_effort_and_turns() -> None:

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from mmr.config.loaded import LoadedConfig
 from mmr.config.loader import load_config
+from mmr.config.paths import user_config_path
 from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.plan import ChannelEvent
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels
@@ -23,9 +24,10 @@ DIFF = ("diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1
 
 
 def loaded(tmp_path: Path, channels: dict[str, Any], **cli: Any) -> LoadedConfig:
-    path = tmp_path / "config.yaml"
+    path = user_config_path()  # under the test's own MMR_HOME
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump({"channels": channels}))
-    return load_config(tmp_path, project_source=None, user_config_file=path, cli_overrides=cli)
+    return load_config(tmp_path, project_source=None, cli_overrides=cli)
 
 
 def test_schema_flag_is_substituted_and_the_parser_takes_the_last_object(tmp_path: Path) -> None:

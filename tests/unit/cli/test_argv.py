@@ -15,20 +15,20 @@ from mmr.cli.argv import (
 
 REVIEW = CommandSpec(
     options=(
-        OptionSpec("diff", ("--diff",)),
-        OptionSpec("pr", ("--pr",)),
-        OptionSpec("timeout", ("--timeout",)),
-        OptionSpec("channels", ("--channels",), greedy=True),
-        OptionSpec("format", ("--format",), choices=("json", "text", "markdown")),
-        OptionSpec("sync", ("--sync",), takes_value=False, negations=("--no-sync",)),
-        OptionSpec("dry-run", ("--dry-run",), takes_value=False),
-        OptionSpec("max-rounds", ("--max-rounds",)),
+        OptionSpec(("--diff",)),
+        OptionSpec(("--pr",)),
+        OptionSpec(("--timeout",)),
+        OptionSpec(("--channels",), greedy=True),
+        OptionSpec(("--format",), choices=("json", "text", "markdown")),
+        OptionSpec(("--sync",), takes_value=False, negations=("--no-sync",)),
+        OptionSpec(("--dry-run",), takes_value=False),
+        OptionSpec(("--max-rounds",)),
     ),
 )
 STATUS = CommandSpec(arguments=(ArgumentSpec("job_id"),))
 RECONCILE = CommandSpec(
-    options=(OptionSpec("channel", ("--channel",), required=True),
-             OptionSpec("input", ("--input",), required=True)),
+    options=(OptionSpec(("--channel",), required=True),
+             OptionSpec(("--input",), required=True)),
     arguments=(ArgumentSpec("job_id"),),
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import os
@@ -28,22 +29,24 @@ class FakeTty(io.StringIO):
 
 
 @pytest.mark.parametrize(
-    ("flag", "env", "tty", "expected"),
+    ("env", "tty", "expected"),
     [
-        (True, {"NO_COLOR": "1"}, False, True),            # the flag beats everything
-        (False, {"FORCE_COLOR": "1"}, True, False),
-        (None, {"NO_COLOR": "1", "FORCE_COLOR": "1"}, True, False),  # NO_COLOR beats FORCE_COLOR
-        (None, {"NO_COLOR": ""}, True, True),               # empty NO_COLOR means unset
-        (None, {"FORCE_COLOR": "1", "TERM": "dumb"}, False, True),   # FORCE_COLOR beats TERM
-        (None, {"FORCE_COLOR": "0"}, True, False),
-        (None, {"FORCE_COLOR": "false"}, True, False),
-        (None, {"TERM": "dumb"}, True, False),              # TERM=dumb beats a terminal
-        (None, {"TERM": "xterm"}, True, True),
-        (None, {}, False, False),                           # a pipe gets no colour
+        ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True, False),  # NO_COLOR beats FORCE_COLOR
+        ({"NO_COLOR": ""}, True, True),                        # empty NO_COLOR means unset
+        ({"FORCE_COLOR": "1", "TERM": "dumb"}, False, True),   # FORCE_COLOR beats TERM
+        ({"FORCE_COLOR": "0"}, True, False),
+        ({"FORCE_COLOR": "false"}, True, False),
+        ({"TERM": "dumb"}, True, False),                       # TERM=dumb beats a terminal
+        ({"TERM": "xterm"}, True, True),
+        ({}, False, False),                                    # a pipe gets no colour
     ],
 )
-def test_color_precedence(flag, env, tty, expected):
-    assert use_color(FakeTty(tty), flag, env) is expected
+def test_color_precedence(monkeypatch, env, tty, expected):
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert use_color(FakeTty(tty)) is expected
 
 
 def test_color_reads_the_process_environment_by_default(monkeypatch):
@@ -57,8 +60,9 @@ def test_color_reads_the_process_environment_by_default(monkeypatch):
 
 def test_write_report_to_a_plain_stream_adds_one_newline():
     sink = io.StringIO()
-    write_report('{"a": 1}', stream=sink)
-    write_report("raw", newline=False, stream=sink)
+    with contextlib.redirect_stdout(sink):
+        write_report('{"a": 1}')
+        write_report("raw", newline=False)
     assert sink.getvalue() == '{"a": 1}\nraw'
 
 

@@ -6,11 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from mmr.config.defaults import CLAUDE_RESULT_PARSER, default_compensator_channel
+from mmr.config.defaults import builtin_layer, default_compensator_channel
 from mmr.config.schema import SubprocessChannel
 from mmr.errors import ConfigError
 from mmr.parsers.specs import UnwrapJsonpathSpec
 from tests.unit.config.conftest import Loader
+
+#: The compensator reads its parser from the built-in claude preset.
+CLAUDE_PARSER = builtin_layer()["channels"]["claude"]["output_parser"]
 
 
 @pytest.mark.parametrize(("channel", "message"), [
@@ -73,4 +76,4 @@ def test_default_compensator_unwraps_the_claude_envelope() -> None:
         "--output-format", "json", "--setting-sources", "user", "--strict-mcp-config"]
     assert channel.timeout is None
     assert isinstance(channel.output_parser, UnwrapJsonpathSpec)
-    assert channel.output_parser.model_dump(exclude_none=True) == CLAUDE_RESULT_PARSER
+    assert channel.output_parser.model_dump(exclude_none=True) == CLAUDE_PARSER

@@ -49,3 +49,14 @@ def test_project_root_outside_git_is_the_directory_itself(
                            capture_output=True, check=False)
     assert probe.returncode != 0, probe.stdout
     assert paths.find_project_root(plain) == plain.absolute()
+
+
+def test_project_root_without_git_on_path_is_the_directory_itself(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The root comes from mmr.git's fenced rev-parse; a missing git is "not in a work tree".
+    repo = tmp_path / "repo"
+    sub = repo / "src"
+    sub.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    assert paths.find_project_root(sub) == sub.absolute()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from mmr.config.defaults import BUILTIN_CHANNEL_ORDER, CLAUDE_RESULT_PARSER, builtin_layer
+from mmr.config.defaults import BUILTIN_CHANNEL_ORDER, builtin_layer
 from mmr.config.schema import MmrConfig, SubprocessChannel
 from mmr.config.unknown_keys import find_unknown_keys
 from mmr.config.wrapper import wrapper_template
@@ -41,8 +41,10 @@ def test_presets_use_only_known_keys() -> None:
     assert list(find_unknown_keys(MmrConfig, layer, layer)) == []
 
 
-def test_claude_preset_parser_matches_the_compensator_default() -> None:
-    assert builtin_layer()["channels"]["claude"]["output_parser"] == CLAUDE_RESULT_PARSER
+def test_claude_preset_unwraps_the_result_and_fails_on_is_error() -> None:
+    assert builtin_layer()["channels"]["claude"]["output_parser"] == {
+        "kind": "unwrap-jsonpath", "wrap": "$.result", "error_path": "$.is_error",
+        "then": "default"}
 
 
 #: The reference's flags plus no project settings, no project MCP servers, and only the

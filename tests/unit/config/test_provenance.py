@@ -73,8 +73,8 @@ def test_lookups_on_the_tree() -> None:
     prov = Provenance({"channels": {"c": {"env": {"A": "user", "B": "project"}, "x": "cli"}}})
     assert prov.source_of(("channels", "c", "env")) == "project"
     assert prov.source_of(("channels", "c", "missing")) == "default"
-    assert prov.nearest_source(("channels", "c", "env", "C")) == "project"
-    assert prov.nearest_source(("channels", "c", "x", "deeper")) == "cli"
+    assert prov.source_of(("channels", "c", "env", "C"), nearest=True) == "project"
+    assert prov.source_of(("channels", "c", "x", "deeper"), nearest=True) == "cli"
     tree: dict[str, object] = {"a": "user"}
     fill_missing(tree, {"a": 1, "b": {"c": [1]}, "n": None})
     assert tree == {"a": "user", "b": {"c": "default"}}

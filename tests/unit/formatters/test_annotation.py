@@ -75,3 +75,13 @@ def test_gate_level_follows_the_gate(severity, acknowledged, threshold, level):
     finding = _finding(1, severity, "a.py:1", "x", acknowledged=acknowledged)
     assert gate_level(finding, threshold) == level
     assert blocks_gate(finding, threshold) is (level == "error")
+
+
+@pytest.mark.parametrize(
+    ("severity", "acknowledged", "level"),
+    [("P0", None, "warning"), ("P2", None, "warning"), ("P1", True, "notice"),
+     ("P3", None, "notice")],
+)
+def test_an_ungated_finding_outside_the_diff_is_never_an_error(severity, acknowledged, level):
+    finding = _finding(1, severity, "a.py:1", "x", acknowledged=acknowledged)
+    assert gate_level(finding, "P2", gated=False) == level

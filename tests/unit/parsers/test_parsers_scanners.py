@@ -96,7 +96,7 @@ def test_plausibility_never_rejects_a_candidate_that_decodes(text: str) -> None:
         result = index.scan_index(entry)
         if isinstance(result, Balanced) and not plausible.may_decode(entry, result.end):
             with pytest.raises((ValueError, RecursionError)):
-                decode_candidate(text, start, result.end)
+                decode_candidate(text[start : result.end + 1])
 
 
 def test_plausibility_rejects_prose_and_too_deep_nesting() -> None:
