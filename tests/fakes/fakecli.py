@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A fake AI CLI for mmr's tests (spec ch. 02 §12.1, STYLE 10). Standard library only.
+"""A fake AI CLI for mmr's tests. Standard library only.
 
 Normally run through the small scripts the ``fake_cli`` fixture writes (see
 ``tests/fakes/plugin.py``), which call ``main(<json config>)``. Every config key can also

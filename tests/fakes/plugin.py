@@ -1,4 +1,4 @@
-"""pytest plugin: fake channel CLIs as real executables on ``PATH`` (STYLE 10, ch. 02 §12.1).
+"""pytest plugin: fake channel CLIs as real executables on ``PATH``.
 
 Enable it once in ``tests/conftest.py``::
 

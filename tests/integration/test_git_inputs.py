@@ -1,4 +1,4 @@
-"""Diff input resolution and the git/gh layer against real repositories (spec 05 §2.3)."""
+"""Diff input resolution and the git/gh layer against real repositories."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Trust modes, trusted reads and the ratification gate against real repositories (spec 05 §3)."""
+"""Trust modes, trusted reads and the ratification gate against real repositories."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mmr skill install`` on real directories (spec ch. 05 §6): plans, managed blocks,
+"""``mmr skill install`` on real directories: plans, managed blocks,
 idempotence, ``--force``, ``--dry-run`` and ``--dir``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile ack files never crash the ack readers (spec ch. 05 §3.1 item 2, ch. 04 §9).
+"""Hostile ack files never crash the ack readers.
 
 A pull request can add ``.mmr/acks/<key>.json`` with any bytes. Reading a scope (the
 working tree) or a trusted ref ends in records and skipped files, never an exception.

@@ -1,4 +1,4 @@
-"""Hostile ``.mmr.yaml`` text never crashes the config loader (spec ch. 05 §3.1 item 1).
+"""Hostile ``.mmr.yaml`` text never crashes the config loader.
 
 Every file, whatever its bytes, ends in a LoadedConfig or a ConfigError, in bounded time
 and memory, and the loader writes nothing. The YAML reader refuses alias bombs, alias

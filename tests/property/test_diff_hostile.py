@@ -1,4 +1,4 @@
-"""A hostile diff never crashes or stalls the diff readers (spec ch. 06 §2.1, ch. 05 §4).
+"""A hostile diff never crashes or stalls the diff readers.
 
 The diff is the most attacker-controlled input mmr has: a pull request writes all of it.
 ``resolve_diff`` ends in a DiffInput or a DiffError for any bytes; splitting, walking,

@@ -1,4 +1,4 @@
-"""``mmr reconcile --input`` never crashes on what an outside reviewer hands it (ch. 03 §8).
+"""``mmr reconcile --input`` never crashes on what an outside reviewer hands it.
 
 Any text ends in a ParsedOutput or a ReconcileInputError (exit 5) whose message starts
 ``Invalid input:`` and, when a finding is at fault, names that finding by position.
@@ -33,7 +33,7 @@ _SEVERITIES = ("P0", "P1", "P2", "P3")
 
 
 def _first_invalid(findings: list[Any]) -> tuple[int, str] | None:
-    """An independent reading of the strict rules (§4.2): the first bad finding and why."""
+    """An independent reading of the strict rules: the first bad finding and why."""
     for index, value in enumerate(findings):
         item = {} if isinstance(value, list) else value
         if not isinstance(item, dict):

@@ -2,7 +2,7 @@
 
 Channel names, job ids and session ids become file names and message text, never shell
 words. A name the store cannot use safely is refused with a one-line error before any
-path is built, and nothing is written anywhere (spec ch. 02 §2.3, ch. 04 §7.2, §8.1).
+path is built, and nothing is written anywhere.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile replies and specs never crash a parser (spec ch. 03 §2.1 failure contract).
+"""Hostile replies and specs never crash a parser.
 
 Every call ends in a ParsedOutput or a ParseFailure (``parse_answer``: a string or a
 ParseFailure), gives the same answer twice, and its result can be written to the job

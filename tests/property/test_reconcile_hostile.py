@@ -1,4 +1,4 @@
-"""Keys and reconciliation accept any unicode finding (spec ch. 04 §2-§3).
+"""Keys and reconciliation accept any unicode finding.
 
 ``finding_key`` and ``description_shingle`` never raise (lone surrogates, NUL, RTL marks,
 astral characters); ``reconcile`` never raises, is deterministic, does not depend on

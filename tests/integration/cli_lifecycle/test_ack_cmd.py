@@ -1,4 +1,4 @@
-"""``mmr ack add | list | rm`` (spec ch. 04 §9.1–§9.2)."""
+"""``mmr ack add | list | rm``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mmr ack prune`` (spec ch. 04 §9.5): the reference's no-op, made real (Decisions)."""
+"""``mmr ack prune``: the reference's no-op, made real (Decisions)."""
 
 from __future__ import annotations
 

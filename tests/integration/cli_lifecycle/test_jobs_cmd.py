@@ -1,4 +1,4 @@
-"""``mmr jobs list | prune`` (spec ch. 04 §7.7)."""
+"""``mmr jobs list | prune``."""
 
 from __future__ import annotations
 

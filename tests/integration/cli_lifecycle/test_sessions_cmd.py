@@ -1,4 +1,4 @@
-"""``mmr sessions start | list | show | end`` (spec ch. 04 §8.4)."""
+"""``mmr sessions start | list | show | end``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mmr status <job-id>``: the document and the 0/1/2/5 exit codes (spec ch. 04 §7.8)."""
+"""``mmr status <job-id>``: the document and the 0/1/2/5 exit codes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mmr config test`` through the real CLI, with fake CLIs on PATH (ch. 01 §8.3, ch. 02 §9.7)."""
+"""``mmr config test`` through the real CLI, with fake CLIs on PATH."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mmr config enable|disable`` through the real CLI (ch. 01 §8.6, §13)."""
+"""``mmr config enable|disable`` through the real CLI."""
 
 from __future__ import annotations
 

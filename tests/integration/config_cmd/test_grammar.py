@@ -1,4 +1,4 @@
-"""The ``mmr config <action> [name] [target]`` grammar: every usage error exits 1 (ch. 01 §8.1)."""
+"""The ``mmr config <action> [name] [target]`` grammar: every usage error exits 1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mmr config init`` through the real CLI (ch. 01 §8.2, ch. 02 §9.8, ch. 06 §3)."""
+"""``mmr config init`` through the real CLI."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def test_detected_clis_are_seeded_enabled_unless_their_preset_is_off(
     assert channels["claude"] == {"enabled": True}
     assert channels["codex"] == {"enabled": False}
     assert channels["opencode"] == {"enabled": False}  # the preset ships disabled
-    assert channels["minimax"] == {"enabled": True}  # ch. 06 §3: on when detected
+    assert channels["minimax"] == {"enabled": True}  # on when detected
     assert channels["minimax-m3"] == {"enabled": False}
 
 

@@ -1,4 +1,4 @@
-"""``mmr config set`` / ``unset`` through the real CLI (ch. 01 §8.7–8.8, §9, §13)."""
+"""``mmr config set`` / ``unset`` through the real CLI."""
 
 from __future__ import annotations
 

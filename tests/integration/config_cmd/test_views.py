@@ -1,4 +1,4 @@
-"""``mmr config channels``, ``show`` and ``path`` through the real CLI (ch. 01 §8.4–8.5, §7.4)."""
+"""``mmr config channels``, ``show`` and ``path`` through the real CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Repository grounding: what is sent, what is cut, and secrets never leave (ch. 05 §5.6, §4.6)."""
+"""Repository grounding: what is sent, what is cut, and secrets never leave."""
 
 from __future__ import annotations
 

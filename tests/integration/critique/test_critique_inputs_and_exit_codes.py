@@ -1,4 +1,4 @@
-"""Input forms, the exit-code rule, dry-run and channel flags (spec ch. 05 §5.1-5.5, §5.10).
+"""Input forms, the exit-code rule, dry-run and channel flags.
 
 The rule under test: once the input resolved (and config and channels did), critique
 exits 0 whatever the channels do; a missing, unreadable or empty input exits 1.

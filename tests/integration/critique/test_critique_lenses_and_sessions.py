@@ -1,4 +1,4 @@
-"""Persona lenses (ch. 05 §5.8) and iterative sessions (§5.7)."""
+"""Persona lenses and iterative sessions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prompt layers and templates (ch. 05 §5.9), and credential redaction of critique text."""
+"""Prompt layers and templates, and credential redaction of critique text."""
 
 from __future__ import annotations
 

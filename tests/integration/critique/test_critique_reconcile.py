@@ -1,4 +1,4 @@
-"""Reply parsing and reconciliation into convergence and divergence (spec ch. 05 §5.11)."""
+"""Reply parsing and reconciliation into convergence and divergence."""
 
 from __future__ import annotations
 

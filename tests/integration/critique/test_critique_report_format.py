@@ -1,4 +1,4 @@
-"""The report's JSON shape and text layout, from built reports (ch. 05 §5.12)."""
+"""The report's JSON shape and text layout, from built reports."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The synthesis pass: when it runs, when it is skipped, and what it adds (ch. 05 §5.12)."""
+"""The synthesis pass: when it runs, when it is skipped, and what it adds."""
 
 from __future__ import annotations
 

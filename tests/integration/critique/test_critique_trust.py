@@ -1,4 +1,4 @@
-"""Which project config a critique honours (spec ch. 05 §5.2 step 2, §3.5)."""
+"""Which project config a critique honours."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Install and auth checks (ch. 02 §3, §4): real ``sh`` checks, fake CLIs on PATH."""
+"""Install and auth checks: real ``sh`` checks, fake CLIs on PATH."""
 
 from __future__ import annotations
 
@@ -194,7 +194,7 @@ def test_http_channel_needs_its_key_variable(monkeypatch: pytest.MonkeyPatch) ->
     present = check_channel("api", chan)
 
     assert unset.status == "failed" and unset.recovery == "export MY_API_KEY"
-    # With the key set, the probe goes over the wire (ch. 02 §4.3): nothing listens on
+    # With the key set, the probe goes over the wire: nothing listens on
     # port 9, so the channel is not ok, and the key appears nowhere in the result.
     assert present.status != "ok"
     assert "sk-secret-value" not in repr(present)

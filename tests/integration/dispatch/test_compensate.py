@@ -1,4 +1,4 @@
-"""Compensation (ch. 02 §8): planning, the compensator, focus, availability, dispatch."""
+"""Compensation: planning, the compensator, focus, availability, dispatch."""
 
 from __future__ import annotations
 

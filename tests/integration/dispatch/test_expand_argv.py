@@ -1,4 +1,4 @@
-"""expand_argv: the pure argv builder (ch. 02 §5.1, ch. 01 §5, ch. 06 §2)."""
+"""expand_argv: the pure argv builder."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fake CLI harness itself: other areas rely on these behaviours (ch. 02 §12.1)."""
+"""The fake CLI harness itself: other areas rely on these behaviours."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_bytes_reply_is_exact_and_kill_self_works(fake_cli: FakeCliFactory) -> N
 
 
 def test_fakecli_runs_directly_under_any_name(tmp_path: Path) -> None:
-    # Spec §12.1 style: symlink the script under a channel's name, drive it by env only.
+    # As a user installs a CLI: symlink the script under a channel's name, drive it by env only.
     link = tmp_path / "fake-ok"
     link.symlink_to(FAKECLI)
     record_dir = tmp_path / "rec"

@@ -1,4 +1,4 @@
-"""Host isolation: neutral HOME/cwd, the credential symlink, the stale-dir sweep (ch. 02 §6)."""
+"""Host isolation: neutral HOME/cwd, the credential symlink, the stale-dir sweep."""
 
 from __future__ import annotations
 

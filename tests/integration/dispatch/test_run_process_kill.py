@@ -56,7 +56,7 @@ def test_grandchild_holding_stdout_keeps_the_run_open_until_the_deadline(
     fake_cli: FakeCliFactory,
 ) -> None:
     # The reference settles on "exited and stdout closed": a complete reply from a child
-    # that exits 0 still times out while a grandchild holds the pipe (ch. 02 §5.7).
+    # that exits 0 still times out while a grandchild holds the pipe.
     fake = fake_cli("leaky", stdout='{"findings": []}', spawn_grandchild=True)
 
     outcome = anyio.run(run_process, ProcessRequest(("leaky",), timeout_s=0.5, kill_grace_s=0.3))

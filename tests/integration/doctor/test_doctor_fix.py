@@ -1,4 +1,4 @@
-"""``mmr doctor --fix``: where each not-installed channel is disabled, and the exit code (§9.5)."""
+"""``mmr doctor --fix``: where each not-installed channel is disabled, and the exit code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mmr doctor`` rows, text and JSON output and exit codes, with fake CLIs on PATH (ch. 02 §9)."""
+"""``mmr doctor`` rows, text and JSON output and exit codes, with fake CLIs on PATH."""
 
 from __future__ import annotations
 

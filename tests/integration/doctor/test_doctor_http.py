@@ -1,4 +1,4 @@
-"""``mmr doctor`` probes HTTP channels over the wire against a real local server (§9.2 step 4)."""
+"""``mmr doctor`` probes HTTP channels over the wire against a real local server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The MiniMax opt-in suggestion (ch. 06 §3) and the uncommitted ``auth.check`` warning (§9.5)."""
+"""The MiniMax opt-in suggestion and the uncommitted ``auth.check`` warning."""
 
 from __future__ import annotations
 

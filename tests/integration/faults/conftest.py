@@ -91,7 +91,7 @@ def the_job() -> Path:
 
 
 def load_job() -> dict[str, Any]:
-    """``job.json`` with each channel's status file merged over its entry (ch. 04 §7.4)."""
+    """``job.json`` with each channel's status file merged over its entry."""
     root = the_job()
     job: dict[str, Any] = json.loads((root / "job.json").read_text())
     for name in list(job["channels"]):

@@ -1,4 +1,4 @@
-"""Content someone else controls cannot steer mmr (ch. 05 §2.6, §3.1; ch. 02 §7.4).
+"""Content someone else controls cannot steer mmr.
 
 - A diff that tries to pass instructions to the reviewer (fence-breaking backticks, fake
   prompt headings, wrapper placeholders, ``$`` replacement patterns) reaches each channel

@@ -1,4 +1,4 @@
-"""Ctrl-C (and SIGTERM) during ``mmr review --sync`` (spec ch. 02 §5.9, ch. 05 §2.14).
+"""Ctrl-C (and SIGTERM) during ``mmr review --sync``.
 
 mmr runs as a real child process; the test waits until every fake channel has started
 (each records its invocation once it has read its prompt), then signals mmr. Expected:
@@ -29,7 +29,7 @@ from tests.integration.faults.conftest import (
 )
 from tests.integration.git_repo_builder import GitRepo
 
-#: mmr's kill grace for a child that ignores SIGTERM (ch. 02 §5.7 note) plus start-up slack.
+#: mmr's kill grace for a child that ignores SIGTERM plus start-up slack.
 EXIT_BUDGET_S = 6.0
 
 
@@ -115,7 +115,7 @@ def test_signal_during_the_auth_preflight_kills_the_check(
         repo: GitRepo, fake_cli: FakeCliFactory, mmr_processes: list[MmrProcess],
         sig: signal.Signals) -> None:
     """Ctrl-C while an ``auth.check`` runs (before any job exists): 130, the check's whole
-    process group gone, nothing dispatched, no job left behind (ch. 02 §5.9 Q8)."""
+    process group gone, nothing dispatched, no job left behind."""
     checker = fake_cli("slow-login", stdout="ok", sleep=60, spawn_grandchild=True)
     rev = fake_cli("rev", stdout=CLEAN)
     write_user_config({"rev": {"command": "rev", "auth": {

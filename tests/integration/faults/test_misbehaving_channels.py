@@ -4,7 +4,7 @@ Each case runs ``mmr review --sync`` on a real repository with three fake channe
 (a clean review), ``ok2`` (one advisory P3 finding) and ``bad``, which misbehaves as the
 case says. Whatever ``bad`` does, ``ok1`` and ``ok2`` complete with their findings, ``bad``
 is reported as not completed with a reason a human can act on, and the verdict is
-``degraded-pass`` — never a clean ``pass`` (spec ch. 02 §5.5–§5.8, ch. 04 §5).
+``degraded-pass`` — never a clean ``pass``.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_grandchild_holding_stdout_is_a_timeout_and_dies_with_its_group(
                          {"stdout": CLEAN, "spawn_grandchild": True, "grandchild_sleep": 4},
                          timeout=1)
     review.assert_others_kept_and_verdict_honest()
-    # The child exited 0 with a full reply, but its grandchild kept stdout open (§5.7).
+    # The child exited 0 with a full reply, but its grandchild kept stdout open.
     assert review.bad["status"] == "timeout"
     # Gone (a zombie counts) means it never reaches its own 4 s deadline, where it would
     # leave a marker; waiting that long as well would prove nothing more.
@@ -128,7 +128,7 @@ def test_channel_that_closes_stdout_early_is_failed(
     review = review_with(repo, fake_cli, run_mmr, {"stdout": CLEAN, "close_stdout_early": True})
     review.assert_others_kept_and_verdict_honest()
     assert review.bad["status"] == "failed"
-    assert "Process exited with code 0" in review.bad["error"]  # exit 0, no stdout (§5.8)
+    assert "Process exited with code 0" in review.bad["error"]  # exit 0, no stdout
 
 
 def test_channel_that_never_reads_a_10mb_prompt(

@@ -3,7 +3,7 @@
 Stdout is streamed to ``channels/<ch>.stdout`` while the channel runs; only the first
 16 MiB stay in memory. A reply over that limit is ``failed`` with a log that gives its
 size and where the full output is — a review mmr could not read whole never counts as a
-clean one (spec ch. 02 §5.6). The other channels' results stand.
+clean one. The other channels' results stand.
 
 Peak memory is measured around a real ``python -m mmr`` child: a fresh interpreter runs
 it and reports ``getrusage(RUSAGE_CHILDREN).ru_maxrss`` — the largest of mmr and the

@@ -1,4 +1,4 @@
-"""Nothing secret leaves the machine or lands at rest (ch. 06 §2.1, ch. 05 §3-§4, ch. 02 §7.4).
+"""Nothing secret leaves the machine or lands at rest.
 
 A diff that adds an AWS key pair and a GitHub token goes through ``mmr review --sync``
 with four fake channels: two that redact (stdin and prompt-file delivery), one that
@@ -168,7 +168,7 @@ def test_env_values_never_reach_logs_job_files_or_errors(
         "crashes": {"command": "crashes", "env": env},
         "hangs": {"command": "hangs", "env": env, "timeout": 0.5},
         # A command that starts with KEY=value is never installed: the "not found on PATH"
-        # text must not carry the value (the reference leaks it, ch. 05 §2.7, D9).
+        # text must not carry the value (MMR 4.0.1 leaks it; docs/differences.md).
         "leaky": {"command": f"REVIEW_SECRET={COMMAND_SECRET} ok"},
         **NO_COMPENSATOR,
     }, defaults=NO_COMPENSATOR_DEFAULTS)

@@ -1,4 +1,4 @@
-"""A real HTTP server on 127.0.0.1 for the HTTP-channel tests (spec ch. 02 §12.1).
+"""A real HTTP server on 127.0.0.1 for the HTTP-channel tests.
 
 ``http_server`` starts a ``ThreadingHTTPServer`` on an ephemeral port in a thread. Each
 test says how it answers (``server.set(status=..., body=..., delay_s=...)``, optionally

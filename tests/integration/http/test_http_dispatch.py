@@ -1,4 +1,4 @@
-"""HTTP channel dispatch against a real local server (spec ch. 02 §7.2, §7.3)."""
+"""HTTP channel dispatch against a real local server."""
 
 from __future__ import annotations
 

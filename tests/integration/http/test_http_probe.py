@@ -1,4 +1,4 @@
-"""The HTTP auth probe over the wire (spec ch. 02 §4.3)."""
+"""The HTTP auth probe over the wire."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HTTP channels through the real dispatcher and job store (ch. 02 §7 wired into §5)."""
+"""HTTP channels through the real dispatcher and job store."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The credential boundary of HTTP channels (spec ch. 02 §7.4): the key stays in its header."""
+"""The credential boundary of HTTP channels: the key stays in its header."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def test_scrub_and_display_url() -> None:
 
 
 def test_secret_shaped_static_headers_warn_at_load(tmp_path: Path) -> None:
-    """§7.1 of ch. 01: the loader warns (``mmr.config.checks``); dispatch sends as configured."""
+    """The loader warns (``mmr.config.checks``); dispatch sends as configured."""
     from mmr.config.loaded import WorkingTree
     from mmr.config.loader import load_config
 

@@ -1,4 +1,4 @@
-"""``mmr review`` without ``--sync``: a detached worker runs the job (ch. 05 §2.9, ch. 04 §7.8)."""
+"""``mmr review`` without ``--sync``: a detached worker runs the job."""
 
 from __future__ import annotations
 

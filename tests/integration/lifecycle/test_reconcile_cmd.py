@@ -1,4 +1,4 @@
-"""``mmr reconcile <job-id> --channel NAME --input SRC`` (spec ch. 04 §7.10, ch. 03 §8)."""
+"""``mmr reconcile <job-id> --channel NAME --input SRC``."""
 
 from __future__ import annotations
 

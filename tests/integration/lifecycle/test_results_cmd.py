@@ -1,4 +1,4 @@
-"""``mmr results <job-id> [--format F] [--raw]`` (spec ch. 04 §7.9, §5.5)."""
+"""``mmr results <job-id> [--format F] [--raw]``."""
 
 from __future__ import annotations
 

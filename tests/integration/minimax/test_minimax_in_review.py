@@ -1,4 +1,4 @@
-"""The ``minimax`` channel inside ``mmr review`` (ch. 06 §2, §6): credential refusal,
+"""The ``minimax`` channel inside ``mmr review``: credential refusal,
 consensus with JSON-speaking channels, telemetry per channel, and compensation."""
 
 from __future__ import annotations

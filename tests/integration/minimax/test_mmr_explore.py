@@ -1,4 +1,4 @@
-"""``mmr explore`` (ch. 06 §4): selection, roots, gates, exit codes 0-3, ``--out``, formats."""
+"""``mmr explore``: selection, roots, gates, exit codes 0-3, ``--out``, formats."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ def test_timeout(repo: GitRepo, fake_cli: FakeCliFactory, run_mmr: RunMmr) -> No
     per_channel = run_one(repo, run_mmr, {"command": "probe", "timeout": 0.5})
     assert per_channel["probe"]["status"] == "timeout"
     assert per_channel["probe"]["error"].startswith("Channel timed out")
-    assert per_channel["probe"]["elapsed"] != "0s"  # computed from the timestamps (§4.1 FIX)
+    assert per_channel["probe"]["elapsed"] != "0s"  # computed from the timestamps
 
 
 def test_auth_failed_keeps_a_redacted_recovery(repo: GitRepo, fake_cli: FakeCliFactory,

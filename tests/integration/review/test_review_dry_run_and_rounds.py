@@ -1,4 +1,4 @@
-"""``--dry-run`` (spec ch. 05 §2.8, ch. 02 §4.7) and the round budget (ch. 05 §2.12)."""
+"""``--dry-run`` and the round budget."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Trust modes, the ratification gate and where project config comes from (spec ch. 05 §3)."""
+"""Trust modes, the ratification gate and where project config comes from."""
 
 from __future__ import annotations
 

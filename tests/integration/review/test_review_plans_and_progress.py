@@ -1,4 +1,4 @@
-"""Per-channel plans (ch. 06 §2.1, ch. 03 §9) and the progress display, as pure pieces."""
+"""Per-channel plans and the progress display, as pure pieces."""
 
 from __future__ import annotations
 

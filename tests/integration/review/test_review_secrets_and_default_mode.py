@@ -1,4 +1,4 @@
-"""Credentials never leave redacted-by-default channels (ch. 06 §2.1); the default mode."""
+"""Credentials never leave redacted-by-default channels; the default mode."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``--channels``, diff input, empty diffs and output formats (spec ch. 05 §2.3, §2.5)."""
+"""``--channels``, diff input, empty diffs and output formats."""
 
 from __future__ import annotations
 

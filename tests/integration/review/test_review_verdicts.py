@@ -1,4 +1,4 @@
-"""Every verdict of ``review --sync`` and its exit code (spec ch. 05 §2.11, ch. 04 §5)."""
+"""Every verdict of ``review --sync`` and its exit code."""
 
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ def test_value_option_never_swallows_a_flag(argv):
     (["--channels", "--"], ["--channels", ""]),
 ])
 def test_bare_array_option_is_an_explicit_empty_list(argv, expected):
-    # yargs gives [] here; review then says "No channels enabled" (ch. 05 §2.2 step 14).
+    # yargs gives [] here; review then says "No channels enabled".
     assert normalise(argv, REVIEW) == expected
 
 

@@ -21,7 +21,7 @@ from mmr.cli.main import main
 from mmr.manifest import MANIFEST, manifest_text
 
 ROOT = typer.main.get_command(app)
-#: The reference's entries and their ``writes`` flags, in the contract's order (§7).
+#: The reference's entries and their ``writes`` flags, in the contract's order.
 REFERENCE_ENTRIES = [
     ("review", True), ("critique [input]", True), ("status <job-id>", False),
     ("results <job-id>", False), ("reconcile <job-id>", True), ("jobs <list|prune>", True),

@@ -1,4 +1,4 @@
-"""The compensator reference checks after validation (ch. 01 §2.4)."""
+"""The compensator reference checks after validation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Aliases, extends, abstract templates, tombstones and runnable checks (ch. 01 §1.5, §3)."""
+"""Aliases, extends, abstract templates, tombstones and runnable checks."""
 
 from __future__ import annotations
 

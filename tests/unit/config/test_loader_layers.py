@@ -1,4 +1,4 @@
-"""Layering and merging (ch. 01 §1, §13 "Loading and merging")."""
+"""Layering and merging."""
 
 from __future__ import annotations
 

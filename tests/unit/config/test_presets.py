@@ -1,4 +1,4 @@
-"""The shipped channel presets and example config (ch. 01 §4, ch. 06 §3, §8.2)."""
+"""The shipped channel presets and example config."""
 
 from __future__ import annotations
 

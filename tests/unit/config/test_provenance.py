@@ -1,4 +1,4 @@
-"""Per-field provenance (ch. 01 §6)."""
+"""Per-field provenance."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Channel selection (ch. 01 §3.7, ch. 05 §2.5, ch. 06 §3)."""
+"""Channel selection."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Load-time warnings (ch. 01 §7.1, §2.10, Q13, Q17–Q19, §3.9)."""
+"""Load-time warnings."""
 
 from __future__ import annotations
 

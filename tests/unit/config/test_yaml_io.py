@@ -1,4 +1,4 @@
-"""The YAML 1.2 reader (ch. 01 §1.4): scalar resolution, duplicates, documents, roots."""
+"""The YAML 1.2 reader: scalar resolution, duplicates, documents, roots."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Atomic config writes: modes, symlink policy, exclusive creation, rollback (ch. 01 §9)."""
+"""Atomic config writes: modes, symlink policy, exclusive creation, rollback."""
 
 from __future__ import annotations
 

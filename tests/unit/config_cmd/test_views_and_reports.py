@@ -1,4 +1,4 @@
-"""Renderings of the config commands as pure functions (ch. 01 §8.2, §8.4, §8.6)."""
+"""Renderings of the config commands as pure functions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The round-trip editor and scalar coercion as pure functions (ch. 01 §8.7, §9)."""
+"""The round-trip editor and scalar coercion as pure functions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The round-budget and ratification-gate documents (spec ch. 04 §6.2)."""
+"""The round-budget and ratification-gate documents."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``--format github`` (spec ch. 04 §6.6): workflow commands, limits, the step summary."""
+"""``--format github``: workflow commands, limits, the step summary."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Every sample document, rendered in every format, byte for byte against its golden file.
 
-``results-blocked.json`` is the reference's observed output (spec ch. 04 §6.1) pretty-printed
+``results-blocked.json`` is the reference's observed output pretty-printed
 as ``JSON.stringify(…, null, 2)`` prints it; ``results-blocked.txt``/``.md`` were written by
-hand from §6.3/§6.4. The other golden files pin mmr's additive lines.
+hand from MMR 4.0.1's formats. The other golden files pin mmr's additive lines.
 """
 
 from __future__ import annotations

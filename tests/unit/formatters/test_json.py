@@ -1,4 +1,4 @@
-"""JSON rendering rules that the golden files do not make obvious (spec ch. 04 §6.1, D15)."""
+"""JSON rendering rules that the golden files do not make obvious."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``--format sarif`` (spec ch. 04 §6.5): a SARIF 2.1.0 log GitHub code scanning accepts."""
+"""``--format sarif``: a SARIF 2.1.0 log GitHub code scanning accepts."""
 
 from __future__ import annotations
 

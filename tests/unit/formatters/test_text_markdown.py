@@ -1,4 +1,4 @@
-"""The conditional lines of the text and markdown reports (spec ch. 04 §6.3, §6.4)."""
+"""The conditional lines of the text and markdown reports."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""Tests of the channel-output parsers (spec ch. 03, ch. 06 §2)."""
+"""Tests of the channel-output parsers."""

@@ -46,7 +46,7 @@ def _decode(candidate: str) -> Any:
 
 
 def naive_last_object(text: str) -> tuple[str, Any]:
-    """('ok', value) or ('error', kind) following §3.5 step by step."""
+    """('ok', value) or ('error', kind) following the unwrap rules step by step."""
     last_good: Any = None
     first_error: str | None = None
     broken = False
@@ -81,7 +81,7 @@ def naive_last_object(text: str) -> tuple[str, Any]:
 
 
 def naive_any_value(text: str) -> tuple[str, Any]:
-    """('ok', value) or ('error', kind) following §3.6 step by step."""
+    """('ok', value) or ('error', kind) following the object-extraction rules step by step."""
     first_error: str | None = None
     for start, char in enumerate(text):
         if char not in "{[":

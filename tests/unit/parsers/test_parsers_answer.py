@@ -1,4 +1,4 @@
-"""The ``answer`` parser of explore channels and its citation gate (ch. 06 §3-§4)."""
+"""The ``answer`` parser of explore channels and its citation gate."""
 
 from __future__ import annotations
 

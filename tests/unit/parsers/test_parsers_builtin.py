@@ -1,4 +1,4 @@
-"""The built-in named parsers and the worked examples (ch. 03 §5, §11, §15)."""
+"""The built-in named parsers and the worked examples."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Critique's envelope helper (ch. 03 §7.1) and ``mmr reconcile --input`` (§8)."""
+"""Critique's envelope helper and ``mmr reconcile --input``."""
 
 from __future__ import annotations
 

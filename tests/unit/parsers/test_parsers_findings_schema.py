@@ -1,4 +1,4 @@
-"""The findings schema, its placeholder, parser coercion and critique's stripping (ch. 03 §9)."""
+"""The findings schema, its placeholder, parser coercion and critique's stripping."""
 
 from __future__ import annotations
 

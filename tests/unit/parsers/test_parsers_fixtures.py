@@ -1,4 +1,4 @@
-"""Every recorded channel output parses as pinned (tests/fixtures/channel-outputs, ch. 03 §15).
+"""Every recorded channel output parses as pinned (tests/fixtures/channel-outputs).
 
 Each sidecar's ``reference`` block is the reference's result. Where mmr's Decisions
 change it, the sidecar has a ``recommended`` block and that is what mmr must produce

@@ -1,4 +1,4 @@
-"""The JSONPath subset (ch. 03 §6.3) and the telemetry ``*`` segment (ch. 06 §2)."""
+"""The JSONPath subset and the telemetry ``*`` segment."""
 
 from __future__ import annotations
 

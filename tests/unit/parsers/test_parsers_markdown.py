@@ -1,4 +1,4 @@
-"""``markdown-findings`` grammar and its citation gate (ch. 06 §2); repo roots are tmp dirs."""
+"""``markdown-findings`` grammar and its citation gate; repo roots are tmp dirs."""
 
 from __future__ import annotations
 

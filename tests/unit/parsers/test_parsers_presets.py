@@ -1,4 +1,4 @@
-"""The shipped channel presets' ``output_parser`` specs parse realistic replies (ch. 03 §10)."""
+"""The shipped channel presets' ``output_parser`` specs parse realistic replies."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``regex-findings`` with JavaScript flags and syntax (ch. 03 §6.4, E25-E28)."""
+"""``regex-findings`` with JavaScript flags and syntax."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Parser resolution: the registry, unknown names, spec forms, telemetry (ch. 03 §2, ch. 06 §2)."""
+"""Parser resolution: the registry, unknown names, spec forms, telemetry."""
 
 from __future__ import annotations
 

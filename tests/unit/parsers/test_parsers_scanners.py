@@ -1,4 +1,4 @@
-"""The linear-time scanners agree with the spec's step-by-step scanners (ch. 03 §3.3-§3.6)."""
+"""The linear-time scanners agree with the spec's step-by-step scanners."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fence stripping, trailing commas, strict JSON (ch. 03 §3.1, §3.2, §3.7)."""
+"""Fence stripping, trailing commas, strict JSON."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``unwrap-jsonpath``: envelopes, chains, the incomplete and error guards (ch. 03 §6.2)."""
+"""``unwrap-jsonpath``: envelopes, chains, the incomplete and error guards."""
 
 from __future__ import annotations
 

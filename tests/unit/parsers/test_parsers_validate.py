@@ -1,4 +1,4 @@
-"""Finding and reply validation, lenient and strict (ch. 03 §4, §15 "Finding validation")."""
+"""Finding and reply validation, lenient and strict."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_lenient_location() -> None:
      ({"a": 1}, '{"a":1}'), ([1, [2, 3]], "[1,[2,3]]")],
 )
 def test_lenient_description_as_text(value: Any, text: str) -> None:
-    # Objects and arrays become JSON text (the reference prints "[object Object]", §4.1).
+    # Objects and arrays become JSON text (MMR 4.0.1 prints "[object Object]").
     assert lenient_finding({**GOOD, "description": value}).description == text
 
 

@@ -1,4 +1,4 @@
-"""Ack lookup, stamping and trust gating (spec ch. 04 §9.3–§9.4, §4 step 4)."""
+"""Ack lookup, stamping and trust gating."""
 
 from __future__ import annotations
 

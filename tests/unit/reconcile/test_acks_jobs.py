@@ -1,4 +1,4 @@
-"""Finding the source of `mmr ack add` in stored jobs (spec ch. 04 §9.2)."""
+"""Finding the source of `mmr ack add` in stored jobs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`mmr ack prune` core (spec ch. 04 §9.5, Decisions): retention, last seen, dry run."""
+"""`mmr ack prune` core: retention, last seen, dry run."""
 
 from __future__ import annotations
 

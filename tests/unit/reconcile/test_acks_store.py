@@ -1,4 +1,4 @@
-"""Ack files on disk (spec ch. 04 §9.1–§9.2): format, reading rules, scopes, symlinks."""
+"""Ack files on disk: format, reading rules, scopes, symlinks."""
 
 from __future__ import annotations
 

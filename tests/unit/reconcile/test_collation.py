@@ -1,4 +1,4 @@
-"""Locale-style tie-break ordering (spec ch. 04 §3.2)."""
+"""Locale-style tie-break ordering."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Which paths a diff touches, and dropping findings about other files (ch. 03 §1.3, ch. 04 §4)."""
+"""Which paths a diff touches, and dropping findings about other files."""
 
 from __future__ import annotations
 

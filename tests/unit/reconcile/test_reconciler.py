@@ -1,4 +1,4 @@
-"""Reconciliation against the reference's scenarios, plus mmr's rules (spec ch. 04 §3, §5.6)."""
+"""Reconciliation against the reference's scenarios, plus mmr's rules."""
 
 from __future__ import annotations
 

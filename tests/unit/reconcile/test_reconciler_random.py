@@ -1,7 +1,7 @@
-"""The indexed reconciler against a straightforward all-pairs reading of spec ch. 04 §3.
+"""The indexed reconciler against a straightforward all-pairs reading of the merge rule.
 
 ``reference_reconcile`` below scans every group for every finding and sorts candidate
-lists exactly as §3.3 words it. Random channel sets with colliding locations,
+lists in the rule's plain order. Random channel sets with colliding locations,
 near-duplicate descriptions and shared suggestions must reconcile identically.
 """
 

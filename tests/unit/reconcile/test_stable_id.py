@@ -1,4 +1,4 @@
-"""finding_key and description_shingle against the reference's vectors (spec ch. 04 §2)."""
+"""finding_key and description_shingle against the reference's vectors."""
 
 from __future__ import annotations
 

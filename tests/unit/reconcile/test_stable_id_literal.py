@@ -1,9 +1,10 @@
-"""The optimised normalisers agree with a literal, unoptimised reading of spec ch. 04 §2.
+"""The optimised normalisers agree with a literal, unoptimised reading of the
+``finding_key`` rules.
 
 ``stable_id`` skips regexes that cannot match, uses ``str.split`` where it equals the
-JavaScript whitespace rule, and slices grams without encoding. This file restates §2.4,
-§2.5 and §2.7 step by step, with none of those shortcuts, and checks both agree on
-generated text rich in the constructs the rules care about.
+JavaScript whitespace rule, and slices grams without encoding. This file restates the
+normalisation, the grams and the key step by step, with none of those shortcuts, and
+checks both agree on generated text rich in the constructs the rules care about.
 """
 
 from __future__ import annotations

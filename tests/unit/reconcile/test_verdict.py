@@ -1,4 +1,4 @@
-"""Gate, verdict branches, summaries and the results document (spec ch. 04 §4-§6.1)."""
+"""Gate, verdict branches, summaries and the results document."""
 
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_reference_job_with_a_compensating_pass_reproduces_degraded_pass() -> No
 
 
 def test_self_corroboration_fails_the_floor_with_identities() -> None:
-    """§5.6: claude + compensating-codex run by claude agreeing is one reviewer."""
+    """claude + compensating-codex run by claude agreeing is one reviewer."""
     shared = Finding(severity="P3", location="a.ts:1", description="style nit here",
                      suggestion="")
     identities = {"compensating-codex": "claude"}

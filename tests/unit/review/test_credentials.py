@@ -1,4 +1,4 @@
-"""Credentials in the diff: detection, redaction markers, refusal, findings (ch. 06 §2.1)."""
+"""Credentials in the diff: detection, redaction markers, refusal, findings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prompt assembly: order, exact headings, the diff fence, wrappers (ch. 03 §12)."""
+"""Prompt assembly: order, exact headings, the diff fence, wrappers."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ class TestCompensatingPrompt:
 
 
 class TestCoreTemplate:
-    """What ch. 03 §12.5 says the template must tell the model."""
+    """What the template must tell the model."""
 
     def test_severity_labels_and_headings(self) -> None:
         core = core_prompt()

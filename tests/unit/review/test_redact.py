@@ -1,7 +1,7 @@
 """Key-name redaction: the classifier, the command-string detector, structured views.
 
-Ported from the reference's tests/core/redact.test.ts and tests/commands/config-channels*.test.ts
-(spec ch. 05 §4.5), plus the vectors of ch. 01 §7 and ch. 05 §4.2–4.4.
+Ported from MMR 4.0.1's tests/core/redact.test.ts and tests/commands/config-channels*.test.ts,
+plus vectors for the load-time header warning and the structured views.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class TestSecretKeyClassifier:
 
     @pytest.mark.parametrize("header", ["Authorization", "X-API-Key", "Cookie"])
     def test_header_names_that_warn_at_load(self, header: str) -> None:
-        # ch. 01 §7.1: the loader checks header names without the exemption.
+        # The loader checks header names without the exemption.
         assert is_secret_key(header, exempt_env_name=False)
 
     @pytest.mark.parametrize("header", ["X-Trace", "X-Org"])
@@ -120,7 +120,7 @@ KEPT_COMMANDS = [
     "review --monkey abc", "review --public-key x", "review --password",
     "sk-abcdef0123456789", "Bearer abc", "mmr config disable grok",
     "review --keyboard-layout qwerty", "review --monkey-mode false",
-    # Built-in auth checks and recoveries (ch. 01 §4).
+    # Built-in auth checks and recoveries.
     "codex login status", 'claude -p "respond with ok"', "grok models", "grok login",
     'agy -p "respond with ok"', 'agy -p "hello"', "ollama list",
 ]
@@ -259,7 +259,7 @@ class TestConfigShowView:
         }
 
     def test_api_key_header_and_prefix_are_shown(self) -> None:
-        # ch. 01 §7.4 recommendation: the reference redacts these names; mmr shows them.
+        # MMR 4.0.1 redacts these names; mmr shows them (docs/differences.md).
         fields = {"api_key_header": "Authorization", "api_key_prefix": "Bearer "}
         assert redact_channel_show(fields) == fields
 

@@ -1,4 +1,4 @@
-"""Concurrent writers never lose an update (spec ch. 04 §7.6 FIX)."""
+"""Concurrent writers never lose an update."""
 
 from __future__ import annotations
 

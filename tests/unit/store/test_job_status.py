@@ -1,4 +1,4 @@
-"""`mmr status` document and exit code; `results` preconditions (spec ch. 04 §7.8-§7.9)."""
+"""`mmr status` document and exit code; `results` preconditions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The job store: create, load, merge, derive, register, files (spec ch. 04 §7, ch. 02 §2)."""
+"""The job store: create, load, merge, derive, register, files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`mmr jobs list` and `mmr jobs prune` core logic (spec ch. 04 §7.7)."""
+"""`mmr jobs list` and `mmr jobs prune` core logic."""
 
 from __future__ import annotations
 

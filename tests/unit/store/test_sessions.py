@@ -1,4 +1,4 @@
-"""Session store (spec ch. 04 §8): ids, file formats, start/show/list/end, linking."""
+"""Session store: ids, file formats, start/show/list/end, linking."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Concurrent links to one session never lose a job or a round (spec ch. 04 §8.3)."""
+"""Concurrent links to one session never lose a job or a round."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Round validation and the round budget (spec ch. 04 §8.2, ch. 05 §2.12, Decisions)."""
+"""Round validation and the round budget."""
 
 from __future__ import annotations
 

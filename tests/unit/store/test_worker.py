@@ -1,4 +1,4 @@
-"""Dead-worker detection through a flock on worker.lock (spec ch. 04 §7.8)."""
+"""Dead-worker detection through a flock on worker.lock."""
 
 from __future__ import annotations
 
