@@ -135,7 +135,8 @@ class Workspace:
     posture: Posture
     written: int = 0
     left_out: dict[str, int] = field(default_factory=dict)
-    directories: set[Path] = field(default_factory=set)
+    #: Directories made inside ``root`` (strings: a large export makes thousands of paths).
+    directories: set[str] = field(default_factory=set)
 
     def cleanup(self) -> None:
         """Remove the directory (idempotent)."""
@@ -173,15 +174,16 @@ class RedactionCache:
         self.directory = directory / _rules_digest()
         self._made: set[Path] = set()
 
-    def get(self, oid: str) -> Path | None:
+    def get(self, oid: str) -> str | None:
         """The cached file (its ``.bin`` marker for a binary), None when unknown."""
-        path = self.directory / oid[:2] / oid
-        for candidate in (path, path.with_name(oid + ".bin")):
-            if candidate.exists():
+        # Strings, not Paths: asked once a file, pathlib doubled a repeat export's CPU.
+        path = f"{self.directory}/{oid[:2]}/{oid}"
+        for candidate in (path, path + ".bin"):
+            if os.path.exists(candidate):  # noqa: PTH110
                 return candidate
         return None
 
-    def adopt(self, oid: str, written: Path | None) -> None:
+    def adopt(self, oid: str, written: str | None) -> None:
         """Hard-link ``written`` (a complete read-only workspace file) as ``oid``'s entry;
         None remembers a binary. A failure only costs time later."""
         path = self.directory / oid[:2] / (oid if written is not None else oid + ".bin")
@@ -197,7 +199,7 @@ class RedactionCache:
                     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
                                  0o400)
                     with os.fdopen(fd, "wb") as handle:
-                        handle.write(read_bytes_nofollow(written))
+                        handle.write(read_bytes_nofollow(Path(written)))
                     temp.replace(path)
             else:
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o400))
@@ -312,7 +314,7 @@ def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
     workspace.written += report["written"]
     for reason, count in report["left_out"].items():
         workspace.left_out[reason] = workspace.left_out.get(reason, 0) + count
-    workspace.directories.update(map(Path, report["directories"]))
+    workspace.directories.update(report["directories"])
 
 
 def _store(workspace: Workspace, repo: Path, cache: RedactionCache,
@@ -348,8 +350,8 @@ def _store_part() -> None:
     root = Path(job["root"])
     workspace = Workspace(root, Posture({}, None))  # the first process owns the directory
     _store(workspace, Path(job["repo"]), RedactionCache(Path(job["cache"])), job["blobs"])
-    json.dump({"written": workspace.written, "left_out": workspace.left_out, "directories": [
-        str(d) for d in workspace.directories if d.is_relative_to(root)]}, sys.stdout)
+    json.dump({"written": workspace.written, "left_out": workspace.left_out,
+               "directories": sorted(workspace.directories)}, sys.stdout)
 
 
 def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: RedactionCache) -> None:
@@ -374,32 +376,36 @@ def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: Redacti
     cache.adopt(oid, _write(workspace, path, content))
 
 
-def _target(workspace: Workspace, path: str) -> Path:
-    target = workspace.root / path
-    if target.parent not in workspace.directories:
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        workspace.directories.update(target.parents)
+def _target(workspace: Workspace, path: str) -> str:
+    root = str(workspace.root)
+    target = f"{root}/{path}"
+    parent = target.rpartition("/")[0]
+    if parent != root and parent not in workspace.directories:
+        Path(parent).mkdir(parents=True, exist_ok=True, mode=0o700)
+        while parent != root and parent not in workspace.directories:
+            workspace.directories.add(parent)
+            parent = parent.rpartition("/")[0]
     return target
 
 
-def _link(workspace: Workspace, path: str, cached: Path | None) -> None:
+def _link(workspace: Workspace, path: str, cached: str | None) -> None:
     """Put a cached file in the workspace: a hard link to it (a copy across file
     systems); a binary (its ``.bin`` marker, or None) is left out."""
-    if cached is None or cached.suffix == ".bin":
+    if cached is None or cached.endswith(".bin"):
         workspace._skip("binary")
         return
     target = _target(workspace, path)
     try:
         os.link(cached, target, follow_symlinks=False)
     except OSError:  # another file system, or links not allowed: copy it
-        _write(workspace, path, cached.read_bytes())
+        _write(workspace, path, Path(cached).read_bytes())
         with suppress(OSError):
             os.utime(cached)  # a use, as a link would have marked it (the sweep reads ctime)
         return
     workspace.written += 1
 
 
-def _write(workspace: Workspace, path: str, content: bytes | None) -> Path | None:
+def _write(workspace: Workspace, path: str, content: bytes | None) -> str | None:
     """Write one read-only file (None: a binary, left out); the path written."""
     if content is None:
         workspace._skip("binary")
@@ -419,9 +425,8 @@ def _write(workspace: Workspace, path: str, content: bytes | None) -> Path | Non
 
 def _seal(workspace: Workspace) -> None:
     """Make every directory read-only, deepest first, so a reviewer cannot add files."""
-    inside = [d for d in workspace.directories if d.is_relative_to(workspace.root)]
-    for directory in sorted(inside, key=lambda d: len(d.parts), reverse=True):
-        directory.chmod(0o500)
+    for directory in sorted(workspace.directories, key=lambda d: d.count("/"), reverse=True):
+        Path(directory).chmod(0o500)
     workspace.root.chmod(0o500)
 
 

@@ -12,22 +12,20 @@ from __future__ import annotations
 import re
 
 _KEY_EXTENSION = re.compile(r"\.(pem|key|pfx|p12|keystore|jks|asc|ppk)$", re.IGNORECASE)
-_SEGMENT_RULES = (
-    re.compile(r"^\.env"),
-    re.compile(r"\.env$"),
-    re.compile(r"^\.(npmrc|netrc|pgpass|htpasswd|git-credentials)$"),
-    re.compile(r"^id_(rsa|dsa|ecdsa|ed25519)"),
-    re.compile(
-        r"(^|[._-])(secrets?|credentials?|passwd|passwords?|tokens?|apikeys?|api[._-]?keys?"
-        r"|keys?)([._-]|$)"
-    ),
+# One alternation, searched once a segment (a workspace export asks it of every path).
+_SEGMENT_RULE = re.compile(
+    r"^\.env|\.env$"
+    r"|^\.(npmrc|netrc|pgpass|htpasswd|git-credentials)$"
+    r"|^id_(rsa|dsa|ecdsa|ed25519)"
+    r"|(^|[._-])(secrets?|credentials?|passwd|passwords?|tokens?|apikeys?|api[._-]?keys?"
+    r"|keys?)([._-]|$)"
 )
 
 
 def is_sensitive_segment(segment: str) -> bool:
     """Whether one path segment (a directory or file name) is secret-named."""
     lowered = segment.lower()
-    return any(rule.search(lowered) for rule in _SEGMENT_RULES)
+    return _SEGMENT_RULE.search(lowered) is not None
 
 
 def is_sensitive_path(relative: str) -> bool:
