@@ -17,6 +17,7 @@ into the same directory, so each meets the same file-system state.
 same runs.
 
     python benchmarks/bench_workspace.py [--runs 7] [--files 5000] [--compare OLD/src]
+        [--tree DIR]   # a real code base instead, e.g. the Python standard library
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,9 +55,15 @@ def source_file(rng: random.Random, number: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build(root: Path, files: int) -> Path:
+def build(root: Path, files: int, tree: Path | None = None) -> Path:
+    """The synthetic repository, or a copy of ``tree`` (a real code base) committed."""
     repo = root / "repo"
-    repo.mkdir()
+    if tree is not None:
+        shutil.copytree(tree, repo, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", ".git"))
+        files = 0
+    else:
+        repo.mkdir()
     rng = random.Random(28)
     for number in range(files):
         path = repo / f"pkg{number % 40}" / f"mod{number % 7}" / f"file_{number}.py"
@@ -118,6 +126,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--compare", type=Path, help="a previous tree's src/, timed beside")
+    parser.add_argument("--tree", type=Path,
+                        help="export a copy of this directory (a real code base) instead")
     args = parser.parse_args()
     kinds = ["bare", "first", "repeat"] + (["previous first", "previous repeat"]
                                            if args.compare else [])
@@ -125,7 +135,7 @@ def main() -> None:
     cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
     with tempfile.TemporaryDirectory(prefix="mmr-bench-ws-") as tmp:
         root = Path(tmp)
-        repo = build(root, args.files)
+        repo = build(root, args.files, args.tree)
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True,
                                 capture_output=True, text=True).stdout.strip()
         source = TreeSource("commit", repo, commit)
@@ -152,7 +162,8 @@ def main() -> None:
                     wall[f"previous {kind}"].append(seconds)
                     cpu[f"previous {kind}"].append(used_cpu)
     floor, cpu_floor = statistics.median(wall["bare"]), statistics.median(cpu["bare"])
-    print(f"{args.files} files ({written} exported), {args.runs} runs, medians (min-max):")
+    print(f"{args.tree or args.files} ({written} files exported), {args.runs} runs, "
+          "medians (min-max):")
     for kind in kinds:
         print(f"  {kind:<16} {statistics.median(wall[kind]):.3f} s "
               f"({min(wall[kind]):.3f}-{max(wall[kind]):.3f})  "
