@@ -48,11 +48,6 @@ def has_findings_schema_flag(flags: Sequence[str]) -> bool:
     return any(FINDINGS_SCHEMA_PLACEHOLDER in flag for flag in flags)
 
 
-def substitute_findings_schema(flags: Sequence[str]) -> list[str]:
-    """A new list with every placeholder occurrence replaced by the compact schema."""
-    return [flag.replace(FINDINGS_SCHEMA_PLACEHOLDER, FINDINGS_SCHEMA_JSON) for flag in flags]
-
-
 def coerce_parser_for_schema_flags(spec: ParserSpec, flags: Sequence[str]) -> ParserSpec:
     """The parser to record for a channel whose flags ask for schema output.
 
