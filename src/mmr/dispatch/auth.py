@@ -37,7 +37,7 @@ from mmr.config.channel_schema import (
 )
 from mmr.config.paths import find_project_root
 from mmr.dispatch.failure_reason import last_said
-from mmr.dispatch.http import probe_http_channel
+from mmr.dispatch.http_probe import probe_http_channel
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
 from mmr.dispatch.placeholders import executable_path, split_command
@@ -163,8 +163,6 @@ async def _check_subprocess(name: str, channel: SubprocessChannel,
     return result
 
 
-
-
 async def check_channel_async(name: str, channel: Channel | None, *,
                               timeout_s: float | None = None) -> AuthResult:
     """:func:`check_channel` for callers already inside an event loop."""
@@ -174,7 +172,6 @@ async def check_channel_async(name: str, channel: Channel | None, *,
         return AuthResult("skipped",
                           recovery=f'Channel "{name}" is abstract and cannot run directly')
     if isinstance(channel, HttpChannel):
-
         return await probe_http_channel(name, channel, timeout_s=timeout_s)
     if isinstance(channel, ReplayChannel):
         return check_replay(name, channel)
@@ -189,11 +186,7 @@ def check_channel(name: str, channel: Channel | None, *,
     not: auth-check timeouts are the channel's). ``channel=None`` means the name is not in
     the config. Runs its own event loop; use :func:`check_channel_async` inside one.
     """
-    return anyio.run(_check_one, name, channel, timeout_s)
-
-
-async def _check_one(name: str, channel: Channel | None, timeout_s: float | None) -> AuthResult:
-    return await check_channel_async(name, channel, timeout_s=timeout_s)
+    return anyio.run(partial(check_channel_async, name, channel, timeout_s=timeout_s))
 
 
 async def check_channels(channels: Sequence[tuple[str, Channel | None]], *,

@@ -24,7 +24,7 @@ Only 401 and 403 mean the credentials were refused.
 string there, else the whole body as text (the parser then reports what is wrong with it).
 The key never appears in any field (:mod:`mmr.dispatch.http_security`). Nothing here
 touches the job store: the runner records the result. The auth probe lives in
-:mod:`mmr.dispatch.http_probe` and is re-exported here, so one import serves the runner.
+:mod:`mmr.dispatch.http_probe`.
 """
 
 from __future__ import annotations
@@ -34,10 +34,9 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.dispatch.http_probe import AUTH_STATUSES, probe_http_channel
+from mmr.dispatch.http_probe import AUTH_STATUSES
 from mmr.dispatch.http_request import (
     JsonMode,
     build_body,
@@ -52,22 +51,13 @@ from mmr.dispatch.http_security import (
     display_url,
     prepare_headers,
 )
-from mmr.dispatch.http_transport import Exchange, exchange, new_http_client
+from mmr.dispatch.http_transport import Exchange, exchange
 from mmr.dispatch.plan import ChannelPlan
 from mmr.log import get_logger
 from mmr.models import ChannelStatus, Telemetry
 from mmr.parsers.registry import is_registered
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec
 from mmr.parsers.validate import js_number_text
-
-if TYPE_CHECKING:
-    import httpx
-
-__all__ = [
-    "HttpResult", "extract_content", "new_http_client", "probe_http_channel",
-    "run_http_channel", "timed_out_text",
-    "wants_json_reply",
-]
 
 REQUEST_FAILED = "request failed"
 CUT_OFF = ("reply cut off at the model's token limit (finish_reason: length); raise "
@@ -135,14 +125,12 @@ def _failed(status: ChannelStatus, error: str, elapsed_s: float, *,
     return HttpResult(status, None, error, http_status, elapsed_s, log)
 
 
-async def run_http_channel(plan: ChannelPlan, *, env: Mapping[str, str] | None = None,
-                           client: httpx.AsyncClient | None = None) -> HttpResult:
+async def run_http_channel(plan: ChannelPlan, *,
+                           env: Mapping[str, str] | None = None) -> HttpResult:
     """Send ``plan.prompt`` to the channel's endpoint within ``plan.timeout_s`` and settle it.
 
-    ``env`` is where ``api_key_env`` is looked up (default ``os.environ``). ``client`` lets
-    a review share one connection pool (make it with
-    :func:`mmr.dispatch.http_transport.new_http_client`). Never raises for a network,
-    server or header problem; those are results.
+    ``env`` is where ``api_key_env`` is looked up (default ``os.environ``). Never raises for
+    a network, server or header problem; those are results.
     """
     channel = plan.channel
     if not isinstance(channel, HttpChannel):
@@ -163,7 +151,6 @@ async def run_http_channel(plan: ChannelPlan, *, env: Mapping[str, str] | None =
             "POST", channel.endpoint, headers=prepared.headers,
             content=build_body(channel.model, plan.prompt, channel.request, as_json),
             timeout_s=left, read_body=lambda status: status == 200 or status >= 400,
-            client=client,
         )
 
     result = await post(mode)

@@ -234,29 +234,6 @@ def test_redirects_are_not_followed(http_server: FakeServer, other_server: FakeS
     assert other_server.requests == []  # the key never went to the other host
 
 
-def test_a_shared_client_is_used_and_still_refuses_redirects(
-        http_server: FakeServer, other_server: FakeServer) -> None:
-    import anyio
-    import httpx
-
-    from mmr.dispatch.http import run_http_channel
-
-    http_server.set(status=302, headers={"Location": other_server.url()})
-
-    async def both() -> list[str]:
-        async with httpx.AsyncClient(follow_redirects=True) as client:
-            first = await run_http_channel(http_plan(http_server.url()),
-                                           env={"TEST_KEY": KEY}, client=client)
-            http_server.set(body=openai_envelope("ok"))
-            second = await run_http_channel(http_plan(http_server.url()),
-                                            env={"TEST_KEY": KEY}, client=client)
-            assert not client.is_closed  # a caller's client is left open
-            return [first.status, second.status]
-
-    assert anyio.run(both) == ["failed", "completed"]
-    assert other_server.requests == []
-
-
 def test_request_body_is_utf8_json(http_server: FakeServer) -> None:
     run_plan(http_plan(http_server.url(), prompt='diff with "quotes" and ünïcode'))
 

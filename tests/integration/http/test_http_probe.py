@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.dispatch.http import probe_http_channel
+from mmr.dispatch.http_probe import probe_http_channel
 from mmr.dispatch.plan import AuthResult
 from tests.integration.http.conftest import KEY, FakeServer, http_channel
 
