@@ -35,6 +35,7 @@ from mmr.config.channel_schema import (
     SubprocessAuth,
     SubprocessChannel,
 )
+from mmr.config.loaded import Channel
 from mmr.config.paths import find_project_root
 from mmr.dispatch.failure_reason import last_said
 from mmr.dispatch.http_probe import probe_http_channel
@@ -46,8 +47,6 @@ from mmr.dispatch.replay import check_replay
 from mmr.models import ChannelStatus
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.secrets.redact import redact_text
-
-Channel = SubprocessChannel | HttpChannel
 
 #: The install check's character rule for a bare command name.
 _SAFE_TOKEN = re.compile(r"[a-zA-Z0-9._-]+")

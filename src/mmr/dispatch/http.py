@@ -71,8 +71,6 @@ class HttpResult:
     status: ChannelStatus
     content: str | None  #: the reply text, exactly when ``status == "completed"``
     error: str | None  #: the synthetic text of the table above (None when completed)
-    http_status: int | None
-    elapsed_s: float
     log: str  #: for ``<ch>.log``: ``error`` plus the server's message or a transport hint
     telemetry: Telemetry | None = None  #: the reply's ``usage``
 
@@ -119,10 +117,9 @@ def timed_out_text(timeout_s: float) -> str:
     return f"request timed out after {js_number_text(timeout_s)}s"
 
 
-def _failed(status: ChannelStatus, error: str, elapsed_s: float, *,
-            http_status: int | None = None, hint: str | None = None) -> HttpResult:
+def _failed(status: ChannelStatus, error: str, hint: str | None = None) -> HttpResult:
     log = error if hint is None else f"{error}\n{hint}"
-    return HttpResult(status, None, error, http_status, elapsed_s, log)
+    return HttpResult(status, None, error, log)
 
 
 async def run_http_channel(plan: ChannelPlan, *,
@@ -140,9 +137,9 @@ async def run_http_channel(plan: ChannelPlan, *,
         prepared = prepare_headers(channel, os.environ if env is None else env,
                                    base={"content-type": "application/json"})
     except ApiKeyMissingError as exc:
-        return _failed("auth_failed", str(exc), time.monotonic() - started)
+        return _failed("auth_failed", str(exc))
     except UnsafeHeaderError as exc:
-        return _failed("failed", REQUEST_FAILED, time.monotonic() - started, hint=str(exc))
+        return _failed("failed", REQUEST_FAILED, hint=str(exc))
     mode = json_mode(wants_json_reply(plan.output_parser), channel.request)
 
     async def post(as_json: JsonMode) -> Exchange:
@@ -156,31 +153,27 @@ async def run_http_channel(plan: ChannelPlan, *,
     result = await post(mode)
     if mode == "schema" and _schema_refused(result):  # no structured output here: plain JSON
         result = await post("object")
-    elapsed = time.monotonic() - started
     get_logger(__name__).debug("http.channel", channel=plan.name, outcome=result.outcome,
                                url=display_url(channel.endpoint), http_status=result.status,
-                               elapsed_s=round(elapsed, 3))
-    return _settle(result, prepared, plan.timeout_s, elapsed)
+                               elapsed_s=round(time.monotonic() - started, 3))
+    return _settle(result, prepared, plan.timeout_s)
 
 
-def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float,
-            elapsed: float) -> HttpResult:
+def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float) -> HttpResult:
     """The status and error text of the module docstring's table."""
     status = result.status
     if result.outcome == "timeout":
-        return _failed("timeout", timed_out_text(timeout_s), elapsed)
+        return _failed("timeout", timed_out_text(timeout_s))
     if result.outcome == "error" or status is None:
         hint = prepared.hint(result.error) if result.error else None
         error = f"{REQUEST_FAILED}: {result.kind}" if result.kind else REQUEST_FAILED
-        return _failed("failed", error, elapsed, hint=hint)
+        return _failed("failed", error, hint)
     if status == 200 and _finish_reason(result.body) == "length":
-        return _failed("failed", CUT_OFF, elapsed)
+        return _failed("failed", CUT_OFF)
     if status == 200:
         # A reply that quotes the key would otherwise reach findings, reports and CI logs.
         content = prepared.scrub(extract_content(result.body or b""))
-        return HttpResult("completed", content, None, status, elapsed, "",
-                          usage_telemetry(result.body))
+        return HttpResult("completed", content, None, "", usage_telemetry(result.body))
     message = error_message(result.body)
     return _failed("auth_failed" if status in AUTH_STATUSES else "failed", f"HTTP {status}",
-                   elapsed, http_status=status,
-                   hint=prepared.scrub(message) if message else None)
+                   prepared.scrub(message) if message else None)

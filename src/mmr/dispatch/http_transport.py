@@ -14,7 +14,6 @@ review with only subprocess channels should not pay). Its rules:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -29,7 +28,6 @@ class Exchange:
     """How one request ended. ``error`` names the transport failure (unscrubbed)."""
 
     outcome: ExchangeOutcome
-    elapsed_s: float
     status: int | None = None
     body: bytes | None = None
     error: str | None = None
@@ -77,7 +75,6 @@ async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes],
     """Send one request and settle it; a body is read only when ``read_body(status)``."""
     import httpx
 
-    started = time.monotonic()
     client = httpx.AsyncClient(follow_redirects=False, verify=True, trust_env=True,
                                timeout=httpx.Timeout(timeout_s))
     try:
@@ -87,13 +84,12 @@ async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes],
                                      follow_redirects=False) as response:
                 status = response.status_code
                 body = await response.aread() if read_body(status) else None
-            return Exchange("response", time.monotonic() - started, status, body)
-        return Exchange("timeout", time.monotonic() - started)
+            return Exchange("response", status, body)
+        return Exchange("timeout")
     except httpx.TimeoutException:
-        return Exchange("timeout", time.monotonic() - started)
+        return Exchange("timeout")
     except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, ValueError) as exc:
-        return Exchange("error", time.monotonic() - started, error=_describe(exc),
-                        kind=failure_kind(exc))
+        return Exchange("error", error=_describe(exc), kind=failure_kind(exc))
     finally:
         with anyio.CancelScope(shield=True):
             await client.aclose()
