@@ -50,15 +50,13 @@ from mmr.secrets.redact import redact_text
 AUTH_STATUSES = frozenset({401, 403})
 
 
-async def probe_http_channel(name: str, channel: HttpChannel, *, timeout_s: float | None = None,
+async def probe_http_channel(name: str, channel: HttpChannel, *,
                              env: Mapping[str, str] | None = None) -> AuthResult:
-    """Probe ``channel``'s credentials over the wire; never raises for the network's failures.
-
-    ``timeout_s`` replaces ``auth.timeout``; ``env`` is where the key is looked up
-    (default ``os.environ``).
+    """Probe ``channel``'s credentials over the wire within ``auth.timeout``; never raises for
+    the network's failures. ``env`` is where the key is looked up (default ``os.environ``).
     """
     recovery = None if channel.auth.recovery is None else redact_text(channel.auth.recovery)
-    deadline = channel.auth.timeout if timeout_s is None else timeout_s
+    deadline = channel.auth.timeout
     method = channel.auth.check_method
     if not is_token(method):
         return AuthResult("failed", detail="auth.check_method is not a valid HTTP method")

@@ -15,11 +15,9 @@ from tests.integration.http.conftest import KEY, FakeServer, http_channel
 ENV = {"TEST_KEY": KEY}
 
 
-def _probe(channel: HttpChannel, env: dict[str, str] | None = None,
-           timeout_s: float | None = None) -> AuthResult:
+def _probe(channel: HttpChannel, env: dict[str, str] | None = None) -> AuthResult:
     async def probe() -> AuthResult:
-        return await probe_http_channel("local", channel, timeout_s=timeout_s,
-                                        env=ENV if env is None else env)
+        return await probe_http_channel("local", channel, env=ENV if env is None else env)
 
     return anyio.run(probe)
 
@@ -101,13 +99,6 @@ def test_a_slow_server_times_out_without_retry(http_server: FakeServer) -> None:
     assert result == AuthResult("timeout", detail=f"auth probe GET {http_server.url('/v1/models')} "
                                                   "timed out after 0.3s (auth.timeout)")
     assert len(http_server.requests) == 1
-
-
-def test_timeout_argument_replaces_auth_timeout(http_server: FakeServer) -> None:
-    http_server.set(delay_s=10)
-    channel = http_channel(http_server.url(), auth={"timeout": 30})
-
-    assert _probe(channel, timeout_s=0.2).status == "timeout"
 
 
 def test_unset_key_fails_with_recovery_and_sends_nothing(http_server: FakeServer) -> None:
