@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from mmr.config.channel_schema import HttpChannel
@@ -122,20 +121,17 @@ def _failed(status: ChannelStatus, error: str, hint: str | None = None) -> HttpR
     return HttpResult(status, None, error, log)
 
 
-async def run_http_channel(plan: ChannelPlan, *,
-                           env: Mapping[str, str] | None = None) -> HttpResult:
+async def run_http_channel(plan: ChannelPlan) -> HttpResult:
     """Send ``plan.prompt`` to the channel's endpoint within ``plan.timeout_s`` and settle it.
 
-    ``env`` is where ``api_key_env`` is looked up (default ``os.environ``). Never raises for
-    a network, server or header problem; those are results.
+    Never raises for a network, server or header problem; those are results.
     """
     channel = plan.channel
     if not isinstance(channel, HttpChannel):
         raise TypeError(f"run_http_channel needs an http channel, got {type(channel).__name__}")
     started = time.monotonic()
     try:
-        prepared = prepare_headers(channel, os.environ if env is None else env,
-                                   base={"content-type": "application/json"})
+        prepared = prepare_headers(channel, os.environ, base={"content-type": "application/json"})
     except ApiKeyMissingError as exc:
         return _failed("auth_failed", str(exc))
     except UnsafeHeaderError as exc:

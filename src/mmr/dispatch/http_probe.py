@@ -27,7 +27,6 @@ is redacted; ``detail`` says what happened and never holds the key.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 
 from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.http_request import served_model_entry, served_models
@@ -50,18 +49,16 @@ from mmr.secrets.redact import redact_text
 AUTH_STATUSES = frozenset({401, 403})
 
 
-async def probe_http_channel(name: str, channel: HttpChannel, *,
-                             env: Mapping[str, str] | None = None) -> AuthResult:
+async def probe_http_channel(name: str, channel: HttpChannel) -> AuthResult:
     """Probe ``channel``'s credentials over the wire within ``auth.timeout``; never raises for
-    the network's failures. ``env`` is where the key is looked up (default ``os.environ``).
-    """
+    the network's failures."""
     recovery = None if channel.auth.recovery is None else redact_text(channel.auth.recovery)
     deadline = channel.auth.timeout
     method = channel.auth.check_method
     if not is_token(method):
         return AuthResult("failed", detail="auth.check_method is not a valid HTTP method")
     try:
-        prepared = prepare_headers(channel, os.environ if env is None else env)
+        prepared = prepare_headers(channel, os.environ)
     except ApiKeyMissingError as exc:
         return AuthResult("failed", recovery=recovery, detail=str(exc))
     except UnsafeHeaderError as exc:

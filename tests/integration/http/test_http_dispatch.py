@@ -13,6 +13,7 @@ from tests.integration.http.conftest import (
     KEY,
     FakeServer,
     http_plan,
+    key_env,
     openai_envelope,
     run_plan,
 )
@@ -261,10 +262,10 @@ def test_an_outer_cancellation_stops_the_request_promptly(http_server: FakeServe
 
     async def interrupted() -> bool:
         with anyio.move_on_after(0.2) as scope:
-            await run_http_channel(http_plan(http_server.url(), timeout_s=10),
-                                   env={"TEST_KEY": KEY})
+            await run_http_channel(http_plan(http_server.url(), timeout_s=10))
         return scope.cancelled_caught
 
     started = time.monotonic()
-    assert anyio.run(interrupted)
+    with key_env():
+        assert anyio.run(interrupted)
     assert time.monotonic() - started < 1.5

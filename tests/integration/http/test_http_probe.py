@@ -10,16 +10,12 @@ import pytest
 from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.http_probe import probe_http_channel
 from mmr.dispatch.plan import AuthResult
-from tests.integration.http.conftest import KEY, FakeServer, http_channel
-
-ENV = {"TEST_KEY": KEY}
+from tests.integration.http.conftest import KEY, FakeServer, http_channel, key_env
 
 
 def _probe(channel: HttpChannel, env: dict[str, str] | None = None) -> AuthResult:
-    async def probe() -> AuthResult:
-        return await probe_http_channel("local", channel, env=ENV if env is None else env)
-
-    return anyio.run(probe)
+    with key_env(env):
+        return anyio.run(probe_http_channel, "local", channel)
 
 
 def test_probe_gets_the_derived_models_url_with_the_key(http_server: FakeServer) -> None:
