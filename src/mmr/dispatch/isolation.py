@@ -159,19 +159,14 @@ def cleanup_all_postures() -> int:
     return len(pending)
 
 
-def sweep_stale_neutral_dirs(
-    *,
-    tmp_root: Path | None = None,
-    max_age_s: float = STALE_DIR_MAX_AGE_S,
-    now: float | None = None,
-) -> list[Path]:
-    """Remove ``mmr-grok-*`` directories older than ``max_age_s`` from the temp root.
+def sweep_stale_neutral_dirs(*, tmp_root: Path | None = None) -> list[Path]:
+    """Remove ``mmr-grok-*`` directories older than a day from the temp root.
 
     Files (and symlinks) with the prefix are never touched; errors are ignored. This is
     the backstop for directories orphaned by SIGKILL or a crash.
     """
     root = tmp_root if tmp_root is not None else Path(tempfile.gettempdir())
-    cutoff = (time.time() if now is None else now) - max_age_s
+    cutoff = time.time() - STALE_DIR_MAX_AGE_S
     removed: list[Path] = []
     with suppress(OSError), os.scandir(root) as entries:
         for entry in entries:
