@@ -131,7 +131,6 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel) -
 
 
 def _tail(path: Path) -> str:
-    """The last :data:`_READ_BACK_BYTES` of ``path`` as text; ``""`` when unreadable."""
     try:
         with path.open("rb") as handle:
             start = max(0, path.stat().st_size - _READ_BACK_BYTES)

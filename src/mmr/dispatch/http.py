@@ -104,7 +104,6 @@ def _schema_refused(result: Exchange) -> bool:
 
 
 def _finish_reason(body: bytes | None) -> object:
-    """``choices[0].finish_reason`` of a chat reply, None when it has none."""
     try:
         return json.loads(body or b"")["choices"][0].get("finish_reason")
     except (ValueError, LookupError, TypeError, AttributeError):
