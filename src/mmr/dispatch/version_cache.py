@@ -56,8 +56,6 @@ def lookup(tokens: Iterable[str]) -> tuple[dict[str, str], dict[str, str], dict[
 
 def save(known: Mapping[str, str], found: Mapping[str, str]) -> None:
     """Write ``known`` updated with ``found`` (best effort: a cache write never fails a run)."""
-    if not found:
-        return
     merged = {k: v for k, v in known.items() if k not in found}
     merged.update(found)
     kept = dict(list(merged.items())[-MAX_ENTRIES:])
