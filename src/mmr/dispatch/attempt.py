@@ -76,7 +76,7 @@ def _argv(plan: ChannelPlan, ctx: DispatchContext, channel: SubprocessChannel,
     values = PlaceholderValues(channel=plan.name, prompt_file=prompt_file, repo_root=ctx.repo_root,
                                roots=ctx.roots, vars=channel.vars or {},
                                neutral_dir=posture.directory,
-                               literal={"findings_schema": FINDINGS_SCHEMA_JSON})
+                               findings_schema=FINDINGS_SCHEMA_JSON)
     return expand_argv(channel.command or "", channel.flags, values=values)
 
 

@@ -35,9 +35,10 @@ from mmr.config.channel_schema import (
     SubprocessAuth,
     SubprocessChannel,
 )
+from mmr.config.loaded import Channel
 from mmr.config.paths import find_project_root
 from mmr.dispatch.failure_reason import last_said
-from mmr.dispatch.http import probe_http_channel
+from mmr.dispatch.http_probe import probe_http_channel
 from mmr.dispatch.interrupts import run_until_interrupted
 from mmr.dispatch.isolation import NEUTRAL_CWD, open_posture
 from mmr.dispatch.placeholders import executable_path, split_command
@@ -46,8 +47,6 @@ from mmr.dispatch.replay import check_replay
 from mmr.models import ChannelStatus
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.secrets.redact import redact_text
-
-Channel = SubprocessChannel | HttpChannel
 
 #: The install check's character rule for a bare command name.
 _SAFE_TOKEN = re.compile(r"[a-zA-Z0-9._-]+")
@@ -90,8 +89,7 @@ def not_installed_recovery(token: str, install: str | None = None) -> str:
     return redact_text(f"{token} not found on PATH{hint}")
 
 
-async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
-                            timeout_s: float) -> AuthResult:
+async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel) -> AuthResult:
     """One ``sh -c <check>`` attempt under a fresh posture."""
     # A check never needs the repository, and a CLI started there may load its project
     # files (hooks, MCP servers): it runs from a neutral directory unless cwd says otherwise.
@@ -108,7 +106,7 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
     try:
         outcome = await run_process(ProcessRequest(
             ("sh", "-c", silence + check.check), cwd=posture.cwd,
-            env={**posture.env, **extra}, timeout_s=timeout_s,
+            env={**posture.env, **extra}, timeout_s=check.timeout,
             stderr="suppress", max_capture_bytes=0, kill_grace_s=0, label="auth-check",
         ))
         failed = outcome.rc is not None and outcome.rc in check.failure_exit_codes
@@ -121,7 +119,7 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
             shutil.rmtree(output, ignore_errors=True)
     recovery = redact_text(check.recovery)
     if outcome.timed_out:
-        return AuthResult("timeout", detail=f"auth check timed out after {timeout_s:g}s "
+        return AuthResult("timeout", detail=f"auth check timed out after {check.timeout:g}s "
                                             "(auth.timeout)")
     if not outcome.spawned:
         return AuthResult("failed", recovery=recovery, detail=outcome.spawn_error)
@@ -133,7 +131,6 @@ async def _run_auth_attempt(check: SubprocessAuth, channel: SubprocessChannel,
 
 
 def _tail(path: Path) -> str:
-    """The last :data:`_READ_BACK_BYTES` of ``path`` as text; ``""`` when unreadable."""
     try:
         with path.open("rb") as handle:
             start = max(0, path.stat().st_size - _READ_BACK_BYTES)
@@ -146,8 +143,7 @@ def _tail(path: Path) -> str:
     return data.decode("utf-8", "replace")
 
 
-async def _check_subprocess(name: str, channel: SubprocessChannel,
-                            timeout_s: float | None) -> AuthResult:
+async def _check_subprocess(name: str, channel: SubprocessChannel) -> AuthResult:
     token = install_token(channel.command)
     if not token:
         return AuthResult("skipped", recovery=f'Channel "{name}" is missing command')
@@ -156,17 +152,13 @@ async def _check_subprocess(name: str, channel: SubprocessChannel,
         return AuthResult("not_installed", recovery=not_installed_recovery(token, install))
     if channel.auth is None:
         return AuthResult("ok")
-    per_attempt = timeout_s if timeout_s is not None else channel.auth.timeout
-    result = await _run_auth_attempt(channel.auth, channel, per_attempt)
+    result = await _run_auth_attempt(channel.auth, channel)
     if result.status == "timeout":  # exactly one more attempt, and only for a timeout
-        result = await _run_auth_attempt(channel.auth, channel, per_attempt)
+        result = await _run_auth_attempt(channel.auth, channel)
     return result
 
 
-
-
-async def check_channel_async(name: str, channel: Channel | None, *,
-                              timeout_s: float | None = None) -> AuthResult:
+async def check_channel_async(name: str, channel: Channel | None) -> AuthResult:
     """:func:`check_channel` for callers already inside an event loop."""
     if channel is None:
         return AuthResult("skipped", recovery=f'Channel "{name}" not found in config')
@@ -174,26 +166,20 @@ async def check_channel_async(name: str, channel: Channel | None, *,
         return AuthResult("skipped",
                           recovery=f'Channel "{name}" is abstract and cannot run directly')
     if isinstance(channel, HttpChannel):
-
-        return await probe_http_channel(name, channel, timeout_s=timeout_s)
+        return await probe_http_channel(name, channel)
     if isinstance(channel, ReplayChannel):
         return check_replay(name, channel)
-    return await _check_subprocess(name, channel, timeout_s)
+    return await _check_subprocess(name, channel)
 
 
-def check_channel(name: str, channel: Channel | None, *,
-                  timeout_s: float | None = None) -> AuthResult:
+def check_channel(name: str, channel: Channel | None) -> AuthResult:
     """Install + auth check of one channel; never raises for the check's own failure.
 
-    ``timeout_s`` replaces the channel's ``auth.timeout`` per attempt (``--timeout`` does
-    not: auth-check timeouts are the channel's). ``channel=None`` means the name is not in
-    the config. Runs its own event loop; use :func:`check_channel_async` inside one.
+    Each attempt gets the channel's ``auth.timeout`` (``--timeout`` is for the review, not
+    the check). ``channel=None`` means the name is not in the config. Runs its own event
+    loop; use :func:`check_channel_async` inside one.
     """
-    return anyio.run(_check_one, name, channel, timeout_s)
-
-
-async def _check_one(name: str, channel: Channel | None, timeout_s: float | None) -> AuthResult:
-    return await check_channel_async(name, channel, timeout_s=timeout_s)
+    return anyio.run(check_channel_async, name, channel)
 
 
 async def check_channels(channels: Sequence[tuple[str, Channel | None]], *,

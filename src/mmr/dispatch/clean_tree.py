@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from mmr import git
@@ -21,13 +20,8 @@ from mmr.log import get_logger
 _HASH_LIMIT = 32 * 1024 * 1024
 
 DIRTIED_WORKTREE = "dirtied_worktree"
-
-
-@dataclass(frozen=True, slots=True)
-class TreeState:
-    """Each path git reports, with its status code and a fingerprint of its content."""
-
-    entries: dict[str, tuple[str, str]]
+#: Each path git reports, with its status code and a fingerprint of its content.
+TreeState = dict[str, tuple[str, str]]
 
 
 def _fingerprint(path: Path) -> str:
@@ -51,14 +45,14 @@ def tree_state(repo_root: Path) -> TreeState | None:
     except GitError as exc:
         get_logger(__name__).warning("clean_tree.unavailable", repo=str(repo_root), error=str(exc))
         return None
-    return TreeState({path: (code, _fingerprint(repo_root / path)) for code, path in entries})
+    return {path: (code, _fingerprint(repo_root / path)) for code, path in entries}
 
 
 def dirt(before: TreeState, after: TreeState) -> list[str]:
     """Porcelain-style lines for every path whose status or content changed, sorted."""
     lines: list[str] = []
-    for path in sorted(before.entries.keys() | after.entries.keys()):
-        old, new = before.entries.get(path), after.entries.get(path)
+    for path in sorted(before.keys() | after.keys()):
+        old, new = before.get(path), after.get(path)
         if old == new:
             continue
         code = new[0] if new is not None else "(now clean)"

@@ -43,16 +43,6 @@ FINDINGS_JSON_SCHEMA: dict[str, Any] = {
 FINDINGS_SCHEMA_JSON = json.dumps(FINDINGS_JSON_SCHEMA, separators=(",", ":"))
 
 
-def has_findings_schema_flag(flags: Sequence[str]) -> bool:
-    """Whether any flag contains the placeholder (checked on the raw, unsubstituted flags)."""
-    return any(FINDINGS_SCHEMA_PLACEHOLDER in flag for flag in flags)
-
-
-def substitute_findings_schema(flags: Sequence[str]) -> list[str]:
-    """A new list with every placeholder occurrence replaced by the compact schema."""
-    return [flag.replace(FINDINGS_SCHEMA_PLACEHOLDER, FINDINGS_SCHEMA_JSON) for flag in flags]
-
-
 def coerce_parser_for_schema_flags(spec: ParserSpec, flags: Sequence[str]) -> ParserSpec:
     """The parser to record for a channel whose flags ask for schema output.
 
@@ -60,7 +50,7 @@ def coerce_parser_for_schema_flags(spec: ParserSpec, flags: Sequence[str]) -> Pa
     ``default`` (written or omitted) gets ``then: default-last``. Everything else,
     including nested chains below the top-level ``then``, is left alone.
     """
-    if not has_findings_schema_flag(flags):
+    if not any(FINDINGS_SCHEMA_PLACEHOLDER in flag for flag in flags):
         return spec
     if spec == "default":
         return "default-last"

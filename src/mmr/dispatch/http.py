@@ -24,7 +24,7 @@ Only 401 and 403 mean the credentials were refused.
 string there, else the whole body as text (the parser then reports what is wrong with it).
 The key never appears in any field (:mod:`mmr.dispatch.http_security`). Nothing here
 touches the job store: the runner records the result. The auth probe lives in
-:mod:`mmr.dispatch.http_probe` and is re-exported here, so one import serves the runner.
+:mod:`mmr.dispatch.http_probe`.
 """
 
 from __future__ import annotations
@@ -32,12 +32,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.dispatch.http_probe import AUTH_STATUSES, probe_http_channel
+from mmr.dispatch.http_probe import AUTH_STATUSES
 from mmr.dispatch.http_request import (
     JsonMode,
     build_body,
@@ -52,22 +50,13 @@ from mmr.dispatch.http_security import (
     display_url,
     prepare_headers,
 )
-from mmr.dispatch.http_transport import Exchange, exchange, new_http_client
+from mmr.dispatch.http_transport import Exchange, exchange
 from mmr.dispatch.plan import ChannelPlan
 from mmr.log import get_logger
 from mmr.models import ChannelStatus, Telemetry
 from mmr.parsers.registry import is_registered
 from mmr.parsers.specs import ParserSpec, UnwrapJsonpathSpec
 from mmr.parsers.validate import js_number_text
-
-if TYPE_CHECKING:
-    import httpx
-
-__all__ = [
-    "HttpResult", "extract_content", "new_http_client", "probe_http_channel",
-    "run_http_channel", "timed_out_text",
-    "wants_json_reply",
-]
 
 REQUEST_FAILED = "request failed"
 CUT_OFF = ("reply cut off at the model's token limit (finish_reason: length); raise "
@@ -81,8 +70,6 @@ class HttpResult:
     status: ChannelStatus
     content: str | None  #: the reply text, exactly when ``status == "completed"``
     error: str | None  #: the synthetic text of the table above (None when completed)
-    http_status: int | None
-    elapsed_s: float
     log: str  #: for ``<ch>.log``: ``error`` plus the server's message or a transport hint
     telemetry: Telemetry | None = None  #: the reply's ``usage``
 
@@ -117,7 +104,6 @@ def _schema_refused(result: Exchange) -> bool:
 
 
 def _finish_reason(body: bytes | None) -> object:
-    """``choices[0].finish_reason`` of a chat reply, None when it has none."""
     try:
         return json.loads(body or b"")["choices"][0].get("finish_reason")
     except (ValueError, LookupError, TypeError, AttributeError):
@@ -129,32 +115,26 @@ def timed_out_text(timeout_s: float) -> str:
     return f"request timed out after {js_number_text(timeout_s)}s"
 
 
-def _failed(status: ChannelStatus, error: str, elapsed_s: float, *,
-            http_status: int | None = None, hint: str | None = None) -> HttpResult:
+def _failed(status: ChannelStatus, error: str, hint: str | None = None) -> HttpResult:
     log = error if hint is None else f"{error}\n{hint}"
-    return HttpResult(status, None, error, http_status, elapsed_s, log)
+    return HttpResult(status, None, error, log)
 
 
-async def run_http_channel(plan: ChannelPlan, *, env: Mapping[str, str] | None = None,
-                           client: httpx.AsyncClient | None = None) -> HttpResult:
+async def run_http_channel(plan: ChannelPlan) -> HttpResult:
     """Send ``plan.prompt`` to the channel's endpoint within ``plan.timeout_s`` and settle it.
 
-    ``env`` is where ``api_key_env`` is looked up (default ``os.environ``). ``client`` lets
-    a review share one connection pool (make it with
-    :func:`mmr.dispatch.http_transport.new_http_client`). Never raises for a network,
-    server or header problem; those are results.
+    Never raises for a network, server or header problem; those are results.
     """
     channel = plan.channel
     if not isinstance(channel, HttpChannel):
         raise TypeError(f"run_http_channel needs an http channel, got {type(channel).__name__}")
     started = time.monotonic()
     try:
-        prepared = prepare_headers(channel, os.environ if env is None else env,
-                                   base={"content-type": "application/json"})
+        prepared = prepare_headers(channel, os.environ, base={"content-type": "application/json"})
     except ApiKeyMissingError as exc:
-        return _failed("auth_failed", str(exc), time.monotonic() - started)
+        return _failed("auth_failed", str(exc))
     except UnsafeHeaderError as exc:
-        return _failed("failed", REQUEST_FAILED, time.monotonic() - started, hint=str(exc))
+        return _failed("failed", REQUEST_FAILED, hint=str(exc))
     mode = json_mode(wants_json_reply(plan.output_parser), channel.request)
 
     async def post(as_json: JsonMode) -> Exchange:
@@ -163,37 +143,32 @@ async def run_http_channel(plan: ChannelPlan, *, env: Mapping[str, str] | None =
             "POST", channel.endpoint, headers=prepared.headers,
             content=build_body(channel.model, plan.prompt, channel.request, as_json),
             timeout_s=left, read_body=lambda status: status == 200 or status >= 400,
-            client=client,
         )
 
     result = await post(mode)
     if mode == "schema" and _schema_refused(result):  # no structured output here: plain JSON
         result = await post("object")
-    elapsed = time.monotonic() - started
     get_logger(__name__).debug("http.channel", channel=plan.name, outcome=result.outcome,
                                url=display_url(channel.endpoint), http_status=result.status,
-                               elapsed_s=round(elapsed, 3))
-    return _settle(result, prepared, plan.timeout_s, elapsed)
+                               elapsed_s=round(time.monotonic() - started, 3))
+    return _settle(result, prepared, plan.timeout_s)
 
 
-def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float,
-            elapsed: float) -> HttpResult:
+def _settle(result: Exchange, prepared: PreparedHeaders, timeout_s: float) -> HttpResult:
     """The status and error text of the module docstring's table."""
     status = result.status
     if result.outcome == "timeout":
-        return _failed("timeout", timed_out_text(timeout_s), elapsed)
+        return _failed("timeout", timed_out_text(timeout_s))
     if result.outcome == "error" or status is None:
         hint = prepared.hint(result.error) if result.error else None
         error = f"{REQUEST_FAILED}: {result.kind}" if result.kind else REQUEST_FAILED
-        return _failed("failed", error, elapsed, hint=hint)
+        return _failed("failed", error, hint)
     if status == 200 and _finish_reason(result.body) == "length":
-        return _failed("failed", CUT_OFF, elapsed)
+        return _failed("failed", CUT_OFF)
     if status == 200:
         # A reply that quotes the key would otherwise reach findings, reports and CI logs.
         content = prepared.scrub(extract_content(result.body or b""))
-        return HttpResult("completed", content, None, status, elapsed, "",
-                          usage_telemetry(result.body))
+        return HttpResult("completed", content, None, "", usage_telemetry(result.body))
     message = error_message(result.body)
     return _failed("auth_failed" if status in AUTH_STATUSES else "failed", f"HTTP {status}",
-                   elapsed, http_status=status,
-                   hint=prepared.scrub(message) if message else None)
+                   prepared.scrub(message) if message else None)

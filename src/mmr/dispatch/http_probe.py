@@ -27,8 +27,6 @@ is redacted; ``detail`` says what happened and never holds the key.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from mmr.config.channel_schema import HttpChannel
 from mmr.dispatch.http_request import served_model_entry, served_models
@@ -47,35 +45,27 @@ from mmr.log import get_logger
 from mmr.parsers.validate import js_number_text
 from mmr.secrets.redact import redact_text
 
-if TYPE_CHECKING:
-    import httpx
-
 #: The only statuses that mean "your credentials were refused".
 AUTH_STATUSES = frozenset({401, 403})
 
 
-async def probe_http_channel(name: str, channel: HttpChannel, *, timeout_s: float | None = None,
-                             env: Mapping[str, str] | None = None,
-                             client: httpx.AsyncClient | None = None) -> AuthResult:
-    """Probe ``channel``'s credentials over the wire; never raises for the network's failures.
-
-    ``timeout_s`` replaces ``auth.timeout``; ``env`` is where the key is looked up
-    (default ``os.environ``).
-    """
+async def probe_http_channel(name: str, channel: HttpChannel) -> AuthResult:
+    """Probe ``channel``'s credentials over the wire within ``auth.timeout``; never raises for
+    the network's failures."""
     recovery = None if channel.auth.recovery is None else redact_text(channel.auth.recovery)
-    deadline = channel.auth.timeout if timeout_s is None else timeout_s
+    deadline = channel.auth.timeout
     method = channel.auth.check_method
     if not is_token(method):
         return AuthResult("failed", detail="auth.check_method is not a valid HTTP method")
     try:
-        prepared = prepare_headers(channel, os.environ if env is None else env)
+        prepared = prepare_headers(channel, os.environ)
     except ApiKeyMissingError as exc:
         return AuthResult("failed", recovery=recovery, detail=str(exc))
     except UnsafeHeaderError as exc:
         return AuthResult("failed", detail=str(exc))
     url = channel.probe_url
     result = await exchange(method, url, headers=prepared.headers, content=None, timeout_s=deadline,
-                            read_body=lambda status: status == 200, client=client)
+                            read_body=lambda status: status == 200)
     get_logger(__name__).debug("http.probe", channel=name, method=method, url=display_url(url),
                                outcome=result.outcome, http_status=result.status)
     return _judge(result, name, channel, recovery, deadline=deadline, prepared=prepared)

@@ -55,7 +55,6 @@ class PreparedHeaders:
     secret: str | None = field(default=None, repr=False)
 
     def scrub(self, text: str) -> str:
-        """``text`` with the key replaced by ``<redacted>``."""
         return scrub(text, self.secret)
 
     def hint(self, text: str) -> str:
@@ -65,7 +64,6 @@ class PreparedHeaders:
 
 
 def scrub(text: str, secret: str | None) -> str:
-    """Replace every occurrence of ``secret`` in ``text`` with ``<redacted>``."""
     if not secret or len(secret) < MIN_SCRUB_LENGTH:
         return text
     return text.replace(secret, REDACTED)

@@ -14,15 +14,11 @@ review with only subprocess channels should not pay). Its rules:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import anyio
-
-if TYPE_CHECKING:
-    import httpx
 
 ExchangeOutcome = Literal["response", "timeout", "error"]
 
@@ -32,7 +28,6 @@ class Exchange:
     """How one request ended. ``error`` names the transport failure (unscrubbed)."""
 
     outcome: ExchangeOutcome
-    elapsed_s: float
     status: int | None = None
     body: bytes | None = None
     error: str | None = None
@@ -74,45 +69,30 @@ def failure_kind(exc: BaseException) -> str:
     return next((kind for needle, kind in _TEXT_KINDS if needle in text), "connection failed")
 
 
-def new_http_client(timeout_s: float | None = None) -> httpx.AsyncClient:
-    """A client with mmr's fixed policy: no redirects, TLS verified, proxies from the env."""
-    import httpx
-
-    return httpx.AsyncClient(follow_redirects=False, verify=True, trust_env=True,
-                             timeout=httpx.Timeout(timeout_s))
-
-
 async def exchange(method: str, url: str, *, headers: tuple[tuple[bytes, bytes], ...],
-                   content: bytes | None, timeout_s: float, read_body: Callable[[int], bool],
-                   client: httpx.AsyncClient | None = None) -> Exchange:
-    """Send one request and settle it; a body is read only when ``read_body(status)``.
-
-    A passed-in ``client`` is used as is (make it with :func:`new_http_client`), but
-    redirects are refused per request either way.
-    """
+                   content: bytes | None, timeout_s: float,
+                   read_body: Callable[[int], bool]) -> Exchange:
+    """Send one request and settle it; a body is read only when ``read_body(status)``."""
     import httpx
 
-    started = time.monotonic()
-    owned = client is None
-    active = client if client is not None else new_http_client(timeout_s)
+    client = httpx.AsyncClient(follow_redirects=False, verify=True, trust_env=True,
+                               timeout=httpx.Timeout(timeout_s))
     try:
         with anyio.move_on_after(timeout_s):
-            async with active.stream(method, url, headers=list(headers), content=content,
+            async with client.stream(method, url, headers=list(headers), content=content,
                                      timeout=httpx.Timeout(timeout_s),
                                      follow_redirects=False) as response:
                 status = response.status_code
                 body = await response.aread() if read_body(status) else None
-            return Exchange("response", time.monotonic() - started, status, body)
-        return Exchange("timeout", time.monotonic() - started)
+            return Exchange("response", status, body)
+        return Exchange("timeout")
     except httpx.TimeoutException:
-        return Exchange("timeout", time.monotonic() - started)
+        return Exchange("timeout")
     except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, ValueError) as exc:
-        return Exchange("error", time.monotonic() - started, error=_describe(exc),
-                        kind=failure_kind(exc))
+        return Exchange("error", error=_describe(exc), kind=failure_kind(exc))
     finally:
-        if owned:
-            with anyio.CancelScope(shield=True):
-                await active.aclose()
+        with anyio.CancelScope(shield=True):
+            await client.aclose()
 
 
 def _describe(exc: BaseException) -> str:

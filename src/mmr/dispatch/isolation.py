@@ -6,8 +6,8 @@ value to ``"{{neutral_home}}"``. Each call then gets one fresh private directory
 or project instructions. It is config isolation, not a sandbox, and not secret isolation:
 the child always inherits the complete parent environment.
 
-Pure pieces (``needs_isolation``, ``expand_posture``, ``build_child_env``) do the
-arithmetic; ``open_posture`` touches the disk and ``Posture.cleanup`` undoes it.
+``open_posture`` resolves one call's env and cwd (creating the directory) and
+``Posture.cleanup`` undoes it.
 """
 
 from __future__ import annotations
@@ -47,37 +47,6 @@ def expand_neutral_value(value: str, token: str, directory: Path) -> str:
     if not _refers_to(value, token):
         return value
     return str(directory) + value[len(token):]
-
-
-def needs_isolation(env: Mapping[str, str], cwd: str | None) -> bool:
-    """True when some env value or the cwd names a neutral placeholder."""
-    return (cwd is not None and _refers_to(cwd, NEUTRAL_CWD)) or any(
-        _refers_to(value, NEUTRAL_HOME) for value in env.values()
-    )
-
-
-def expand_posture(
-    env: Mapping[str, str], cwd: str | None, directory: Path
-) -> tuple[dict[str, str], str | None]:
-    """Replace the placeholders in the channel's ``env`` and ``cwd`` with ``directory``.
-
-    When the cwd is neutralised, ``PWD``/``OLDPWD``/``INIT_CWD`` are pinned to it too.
-    """
-    expanded = {key: expand_neutral_value(v, NEUTRAL_HOME, directory) for key, v in env.items()}
-    new_cwd = cwd
-    if cwd is not None and _refers_to(cwd, NEUTRAL_CWD):
-        new_cwd = expand_neutral_value(cwd, NEUTRAL_CWD, directory)
-        expanded.update(dict.fromkeys(CWD_ENV_VARS, new_cwd))
-    return expanded, new_cwd
-
-
-def build_child_env(parent: Mapping[str, str], overlay: Mapping[str, str]) -> dict[str, str]:
-    """The child's environment: all of ``parent`` with ``overlay`` on top.
-
-    Nothing is stripped: vendor CLIs authenticate through their own env vars, so an
-    allow-list would silently break them. Credential refusal is a separate opt-in.
-    """
-    return {**parent, **overlay}
 
 
 def resolve_cwd(cwd: str | None, base: Path) -> Path | None:
@@ -159,19 +128,26 @@ def open_posture(channel_env: Mapping[str, str], cwd: str | None, *,
 
     Without placeholders nothing is created and ``cleanup`` does nothing. The caller owns
     the returned posture and must call ``cleanup``; ``cleanup_all_postures`` is the
-    interrupt-time backstop.
+    interrupt-time backstop. The child's environment is all of the parent's with the
+    channel's ``env`` on top: nothing is stripped, since vendor CLIs authenticate through
+    their own env vars and an allow-list would silently break them (credential refusal is
+    a separate opt-in).
     """
     parent = dict(os.environ if parent_env is None else parent_env)
     base = base_cwd if base_cwd is not None else Path.cwd()
-    if not needs_isolation(channel_env, cwd):
-        return Posture(build_child_env(parent, channel_env), resolve_cwd(cwd, base))
+    neutral_cwd = cwd if cwd is not None and _refers_to(cwd, NEUTRAL_CWD) else None
+    if neutral_cwd is None and not any(_refers_to(v, NEUTRAL_HOME) for v in channel_env.values()):
+        return Posture({**parent, **channel_env}, resolve_cwd(cwd, base))
     directory = _create_neutral_dir(tmp_root)
     posture = track_directory(directory)
     if channel_env.get("HOME") == NEUTRAL_HOME:
         _link_grok_credentials(directory, real_home(parent))
-    env, new_cwd = expand_posture(channel_env, cwd, directory)
-    posture.env = build_child_env(parent, env)
-    posture.cwd = resolve_cwd(new_cwd, base)
+    env = {key: expand_neutral_value(v, NEUTRAL_HOME, directory) for key, v in channel_env.items()}
+    if neutral_cwd is not None:
+        cwd = expand_neutral_value(neutral_cwd, NEUTRAL_CWD, directory)
+        env.update(dict.fromkeys(CWD_ENV_VARS, cwd))
+    posture.env = {**parent, **env}
+    posture.cwd = resolve_cwd(cwd, base)
     return posture
 
 
@@ -183,19 +159,14 @@ def cleanup_all_postures() -> int:
     return len(pending)
 
 
-def sweep_stale_neutral_dirs(
-    *,
-    tmp_root: Path | None = None,
-    max_age_s: float = STALE_DIR_MAX_AGE_S,
-    now: float | None = None,
-) -> list[Path]:
-    """Remove ``mmr-grok-*`` directories older than ``max_age_s`` from the temp root.
+def sweep_stale_neutral_dirs(*, tmp_root: Path | None = None) -> list[Path]:
+    """Remove ``mmr-grok-*`` directories older than a day from the temp root.
 
     Files (and symlinks) with the prefix are never touched; errors are ignored. This is
     the backstop for directories orphaned by SIGKILL or a crash.
     """
     root = tmp_root if tmp_root is not None else Path(tempfile.gettempdir())
-    cutoff = (time.time() if now is None else now) - max_age_s
+    cutoff = time.time() - STALE_DIR_MAX_AGE_S
     removed: list[Path] = []
     with suppress(OSError), os.scandir(root) as entries:
         for entry in entries:

@@ -10,8 +10,8 @@ Tokens (``{{name}}``, no spaces inside the braces):
 ``{{prompt_file}}``         prompt-file mode: the prompt file's absolute path (substring
                             replace); without it anywhere, the path is appended last.
                             stdin mode: left literal, as in MMR 4.0.1.
-``{{findings_schema}}``     left literal unless ``PlaceholderValues.literal`` maps it
-                            (``dispatch/findings_schema.py`` supplies the JSON).
+``{{findings_schema}}``     ``PlaceholderValues.findings_schema`` (the dispatch passes the
+                            JSON of ``dispatch/findings_schema.py``), else left literal.
 ``{{repo_root}}``           the project root.
 ``{{command_dir}}``         where the command is installed: the real path's nearest
                             ``node_modules`` folder, else its own folder (left literal
@@ -64,8 +64,7 @@ class PlaceholderValues:
     vars: Mapping[str, VarValue] = field(default_factory=dict)
     neutral_dir: Path | None = None
     command_dir: Path | None = None
-    #: Extra literal substitutions by token name, e.g. ``{"findings_schema": "{…}"}``.
-    literal: Mapping[str, str] = field(default_factory=dict)
+    findings_schema: str | None = None
 
 
 class _Keep:
@@ -113,7 +112,7 @@ def _fixed_values(values: PlaceholderValues) -> dict[str, Resolved]:
     neutral: Resolved = _KEEP if values.neutral_dir is None else str(values.neutral_dir)
     return {
         "prompt_file": _KEEP if values.prompt_file is None else str(values.prompt_file),
-        "findings_schema": _KEEP,
+        "findings_schema": _KEEP if values.findings_schema is None else values.findings_schema,
         "neutral_home": neutral,
         "neutral_cwd": neutral,
         "repo_root": None if values.repo_root is None else str(values.repo_root),
@@ -139,8 +138,6 @@ def _resolve_var(var: str, values: PlaceholderValues) -> Resolved:
 
 
 def _resolve(name: str, values: PlaceholderValues) -> Resolved:
-    if name in values.literal:
-        return values.literal[name]
     if name.startswith("var."):
         return _resolve_var(name[len("var."):], values)
     fixed = _fixed_values(values)

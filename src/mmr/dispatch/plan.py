@@ -10,7 +10,7 @@ returns one :class:`ChannelOutcome` per plan. Progress is reported through
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -103,7 +103,6 @@ class DispatchContext:
     repo_root: Path
     parallel: bool = True
     on_event: EventSink | None = None
-    extra: dict[str, str] = field(default_factory=dict)
     #: ``{{roots}}`` in flags (``mmr explore``); None drops the flag pair that uses it.
     roots: tuple[str, ...] | None = None
     #: Replies reused across reviews (``defaults.cache``); None: every channel runs.

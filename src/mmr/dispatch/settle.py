@@ -47,16 +47,11 @@ def parse_at_settle(attempt: AttemptResult, spec: ParserSpec, *, runs: int,
     return replace(base, parsed=result)
 
 
-def telemetry_paths(config: TelemetryPaths | None) -> dict[str, str]:
-    """The configured JSONPaths by figure name (unset figures left out)."""
-    if config is None:
-        return {}
-    return {key: path for key, path in config.model_dump().items() if isinstance(path, str)}
-
-
 def extract(channel: str, raw: str | None, config: TelemetryPaths | None) -> Telemetry | None:
     """The figures of a settled reply, logged as one ``channel.telemetry`` event; None if none."""
-    paths = telemetry_paths(config)
+    # The configured JSONPaths by figure name, unset figures left out.
+    paths = {} if config is None else {
+        key: path for key, path in config.model_dump().items() if isinstance(path, str)}
     if raw is None or not paths:
         return None
     figures = extract_telemetry(raw, paths)

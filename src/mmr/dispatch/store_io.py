@@ -20,7 +20,6 @@ T = TypeVar("T")
 
 
 async def in_thread(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run a blocking store call in a worker thread and return its result."""
     return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
 
 

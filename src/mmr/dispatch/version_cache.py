@@ -3,21 +3,20 @@
 A review records which CLI versions reviewed it (:mod:`mmr.dispatch.versions`), but
 probing means starting every reviewer CLI a second time while the reviews start, which
 on a small machine competes with them for the CPU. The line is kept per executable file,
-keyed by its resolved path, size, mtime and inode: upgrading or replacing the CLI changes
-the key and the next review probes it again. Only successful probes are kept. The file is
-a cache: a missing, unreadable or malformed one is simply empty, and losing a write costs
-one probe.
+keyed as the review cache keys it (resolved path, size and mtime): upgrading or replacing
+the CLI changes the key and the next review probes it again. Only successful probes are
+kept. The file is a cache: a missing, unreadable or malformed one is simply empty, and
+losing a write costs one probe.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
-import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from mmr.cache.key import executable_identity
 from mmr.config.paths import mmr_home
 from mmr.fs import atomic_write_json, ensure_private_dir, read_bytes_nofollow
 
@@ -28,19 +27,6 @@ MAX_ENTRIES = 64
 
 def cache_path() -> Path:
     return mmr_home() / "cache" / CACHE_NAME
-
-
-def executable_key(token: str) -> str | None:
-    """``<realpath>|<size>|<mtime_ns>|<inode>`` of the file ``token`` runs; None if none."""
-    found = token if "/" in token else shutil.which(token, path=os.environ.get("PATH"))
-    if found is None:
-        return None
-    try:
-        real = os.path.realpath(found)
-        info = Path(real).stat()
-    except OSError:
-        return None
-    return f"{real}|{info.st_size}|{info.st_mtime_ns}|{info.st_ino}"
 
 
 def load() -> dict[str, str]:
@@ -60,7 +46,7 @@ def lookup(tokens: Iterable[str]) -> tuple[dict[str, str], dict[str, str], dict[
     hits: dict[str, str] = {}
     misses: dict[str, str] = {}
     for token in tokens:
-        key = executable_key(token)
+        key = executable_identity(token)
         if key is not None and key in known:
             hits[token] = known[key]
         elif key is not None:
@@ -70,8 +56,6 @@ def lookup(tokens: Iterable[str]) -> tuple[dict[str, str], dict[str, str], dict[
 
 def save(known: Mapping[str, str], found: Mapping[str, str]) -> None:
     """Write ``known`` updated with ``found`` (best effort: a cache write never fails a run)."""
-    if not found:
-        return
     merged = {k: v for k, v in known.items() if k not in found}
     merged.update(found)
     kept = dict(list(merged.items())[-MAX_ENTRIES:])

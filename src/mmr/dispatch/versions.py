@@ -16,7 +16,8 @@ from collections.abc import Mapping
 
 import anyio
 
-from mmr.config.channel_schema import HttpChannel, ReplayChannel, SubprocessChannel
+from mmr.config.channel_schema import HttpChannel, ReplayChannel
+from mmr.config.loaded import Channel
 from mmr.dispatch import version_cache
 from mmr.dispatch.auth import install_token, is_installed
 from mmr.process.subprocess import ProcessRequest, run_process
@@ -25,8 +26,6 @@ from mmr.store.held import write_json
 from mmr.store.job_reader import read_job_json
 from mmr.store.job_writer import job_lock
 from mmr.store.jobs import JobStore
-
-Channel = SubprocessChannel | HttpChannel
 
 #: Generous: opencode answers `--version` in 0.5 s idle and ~3 s on a busy machine; the
 #: probe runs beside the dispatch (never before it), so a slow CLI delays no review.

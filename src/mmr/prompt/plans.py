@@ -16,11 +16,7 @@ from mmr.config.loaded import Channel, LoadedConfig
 from mmr.config.wrapper import resolve_prompt_wrapper
 from mmr.diff.generated import GeneratedFile
 from mmr.diff.shards import estimate_tokens, shard_diff
-from mmr.dispatch.findings_schema import (
-    coerce_parser_for_schema_flags,
-    has_findings_schema_flag,
-    substitute_findings_schema,
-)
+from mmr.dispatch.findings_schema import coerce_parser_for_schema_flags
 from mmr.dispatch.http_context import server_context
 from mmr.dispatch.plan import ChannelPlan, ShardPlan
 from mmr.dispatch.workspace import WORKSPACE_NOTE, uses_workspace
@@ -160,7 +156,7 @@ def plan_channel(name: str, channel: Channel, loaded: LoadedConfig, diff: Prepar
                                      cut.files) for i, cut in enumerate(cuts, 1))
     plan = ChannelPlan(
         name=name,
-        channel=_with_schema_flags(channel),
+        channel=channel,
         prompt=shards[0].prompt if shards else whole,
         timeout_s=loaded.timeout_for(name),
         output_parser=coerce_parser_for_schema_flags(channel.output_parser, channel.flags),
@@ -195,13 +191,6 @@ def _part_note(index: int, total: int) -> str:
     return (f"## Part {index} of {total}\nThis change is too large for one prompt, so it is "
             f"reviewed in {total} parts and this prompt holds part {index}. Review the diff "
             "below; the other parts are reviewed beside it. Every file the change touches:")
-
-
-def _with_schema_flags(channel: Channel) -> Channel:
-    """The channel with ``{{findings_schema}}`` substituted in its flags."""
-    if not has_findings_schema_flag(channel.flags):
-        return channel
-    return channel.model_copy(update={"flags": substitute_findings_schema(channel.flags)})
 
 
 def redaction_notice(planned: Sequence[PlannedChannel], diff: PreparedDiff) -> str | None:

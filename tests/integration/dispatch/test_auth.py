@@ -106,16 +106,6 @@ def test_timeout_is_retried_once(fake_cli: FakeCliFactory) -> None:
                                    "error": "auth check timed out after 1s (auth.timeout)"}
 
 
-def test_timeout_s_overrides_the_auth_timeout(fake_cli: FakeCliFactory) -> None:
-    fake_cli("mycli")
-    started = time.monotonic()
-
-    result = check_channel("mycli", channel("mycli", auth=_auth("sleep 10", timeout=30)),
-                           timeout_s=0.3)
-
-    assert result.status == "timeout" and time.monotonic() - started < 2
-
-
 def test_check_output_reaches_only_the_recovery(fake_cli: FakeCliFactory,
                                                 capfd: pytest.CaptureFixture[str]) -> None:
     """Issue 17 (was: the output never surfaces): a failed check's last stdout line, without

@@ -72,10 +72,18 @@ def test_neutral_tokens_expand_when_a_neutral_dir_is_given(tmp_path: Path) -> No
 def test_findings_schema_is_untouched_unless_mapped() -> None:
     flags = ["--schema={{findings_schema}}", "--output-schema", "{{findings_schema}}"]
     assert expand_flags(flags, values()) == flags
-    mapped = values(literal={"findings_schema": '{"type":"object"}'})
+    mapped = values(findings_schema='{"type":"object"}')
     assert expand_flags(flags, mapped) == [
         '--schema={"type":"object"}', "--output-schema", '{"type":"object"}',
     ]
+
+
+def test_a_flag_holding_the_schema_is_not_the_option_of_an_empty_value_after_it() -> None:
+    # Review and compensating passes expand the schema in one place, here: a flag with the
+    # schema in it is not a bare ``-flag``, so a null value after it drops nothing.
+    schema = values(findings_schema="{}", vars={"effort": None})
+    assert expand_flags(["--schema={{findings_schema}}", "{{var.effort}}"], schema) == [
+        "--schema={}"]
 
 
 def test_minimax_vars_repo_root_and_optional_effort(tmp_path: Path) -> None:

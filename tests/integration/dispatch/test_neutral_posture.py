@@ -18,10 +18,7 @@ from mmr.dispatch.isolation import (
     NEUTRAL_CWD,
     NEUTRAL_HOME,
     Posture,
-    build_child_env,
     cleanup_all_postures,
-    expand_posture,
-    needs_isolation,
     open_posture,
     sweep_once,
     sweep_stale_neutral_dirs,
@@ -50,27 +47,35 @@ def tmp_root(tmp_path: Path) -> Path:
     return root
 
 
-def test_needs_isolation_only_for_placeholders() -> None:
-    assert not needs_isolation({"OPENCODE_PERMISSION": '{"*":"deny"}'}, None)
-    assert not needs_isolation({}, "/work/repo")
-    assert needs_isolation({}, NEUTRAL_CWD)
-    assert needs_isolation({"HOME": NEUTRAL_HOME}, None)
-    assert needs_isolation({"XDG_CONFIG_HOME": NEUTRAL_HOME + "/cfg"}, None)
+@pytest.mark.parametrize(("env", "cwd", "isolated"), [
+    ({"OPENCODE_PERMISSION": '{"*":"deny"}'}, None, False), ({}, "/work/repo", False),
+    ({}, NEUTRAL_CWD, True), ({"HOME": NEUTRAL_HOME}, None, True),
+    ({"XDG_CONFIG_HOME": NEUTRAL_HOME + "/cfg"}, None, True),
+])
+def test_a_directory_only_for_placeholders(tmp_root: Path, env: dict[str, str], cwd: str | None,
+                                           isolated: bool) -> None:
+    with neutral_posture(env, cwd, parent_env={}, tmp_root=tmp_root) as posture:
+        assert (posture.directory is not None) is isolated
 
 
-def test_expand_posture_is_pure_and_pins_pwd_only_for_a_neutral_cwd(tmp_path: Path) -> None:
+def test_expanding_leaves_the_channel_env_alone_and_pins_pwd_only_for_a_neutral_cwd(
+        tmp_root: Path) -> None:
     env = {"HOME": NEUTRAL_HOME, "KEEP": "x"}
-    home_only, cwd = expand_posture(env, None, tmp_path)
-    assert home_only == {"HOME": str(tmp_path), "KEEP": "x"} and cwd is None
+    with neutral_posture(env, None, parent_env={}, tmp_root=tmp_root) as home_only:
+        assert home_only.env == {"HOME": str(home_only.directory), "KEEP": "x"}
+        assert home_only.cwd is None
     assert env == {"HOME": NEUTRAL_HOME, "KEEP": "x"}
-    with_cwd, cwd = expand_posture({}, NEUTRAL_CWD, tmp_path)
-    assert cwd == str(tmp_path)
-    assert with_cwd == {"PWD": str(tmp_path), "OLDPWD": str(tmp_path), "INIT_CWD": str(tmp_path)}
+    with neutral_posture({}, NEUTRAL_CWD, parent_env={}, tmp_root=tmp_root) as with_cwd:
+        where = str(with_cwd.directory)
+        assert with_cwd.cwd == with_cwd.directory
+        assert with_cwd.env == {"PWD": where, "OLDPWD": where, "INIT_CWD": where}
 
 
-def test_child_env_is_parent_plus_channel_nothing_stripped() -> None:
+def test_child_env_is_parent_plus_channel_nothing_stripped(tmp_root: Path) -> None:
     parent = {"OPENAI_API_KEY": "sk-1", "GITHUB_TOKEN": "ghp_x", "PATH": "/bin", "A": "1"}
-    assert build_child_env(parent, {"A": "2", "B": "3"}) == {**parent, "A": "2", "B": "3"}
+    with neutral_posture({"A": "2", "B": "3"}, None, parent_env=parent,
+                         tmp_root=tmp_root) as posture:
+        assert posture.env == {**parent, "A": "2", "B": "3"}
 
 
 def test_no_placeholders_create_nothing(tmp_root: Path, tmp_path: Path) -> None:

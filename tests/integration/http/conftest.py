@@ -8,17 +8,19 @@ that teardown sets, so a "slow" reply never holds the suite up.
 
 from __future__ import annotations
 
-import functools
 import json
+import os
 import socket
 import ssl
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import anyio
 import pytest
@@ -228,7 +230,17 @@ def http_plan(endpoint: str, *, parser: Any = "default", timeout_s: float = 0.5,
     return ChannelPlan("local", channel, prompt, timeout_s, parser)
 
 
+@contextmanager
+def key_env(env: dict[str, str] | None = None) -> Iterator[None]:
+    """The process environment with ``$TEST_KEY`` as ``env`` says (default: the key)."""
+    env = {"TEST_KEY": KEY} if env is None else env
+    with mock.patch.dict(os.environ, env):
+        if "TEST_KEY" not in env:
+            os.environ.pop("TEST_KEY", None)
+        yield
+
+
 def run_plan(plan: ChannelPlan, env: dict[str, str] | None = None) -> HttpResult:
     """Run one HTTP attempt in a fresh event loop; the key comes from ``env``."""
-    env = {"TEST_KEY": KEY} if env is None else env
-    return anyio.run(functools.partial(run_http_channel, plan, env=env))
+    with key_env(env):
+        return anyio.run(run_http_channel, plan)

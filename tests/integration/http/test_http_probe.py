@@ -8,20 +8,14 @@ import anyio
 import pytest
 
 from mmr.config.channel_schema import HttpChannel
-from mmr.dispatch.http import probe_http_channel
+from mmr.dispatch.http_probe import probe_http_channel
 from mmr.dispatch.plan import AuthResult
-from tests.integration.http.conftest import KEY, FakeServer, http_channel
-
-ENV = {"TEST_KEY": KEY}
+from tests.integration.http.conftest import KEY, FakeServer, http_channel, key_env
 
 
-def _probe(channel: HttpChannel, env: dict[str, str] | None = None,
-           timeout_s: float | None = None) -> AuthResult:
-    async def probe() -> AuthResult:
-        return await probe_http_channel("local", channel, timeout_s=timeout_s,
-                                        env=ENV if env is None else env)
-
-    return anyio.run(probe)
+def _probe(channel: HttpChannel, env: dict[str, str] | None = None) -> AuthResult:
+    with key_env(env):
+        return anyio.run(probe_http_channel, "local", channel)
 
 
 def test_probe_gets_the_derived_models_url_with_the_key(http_server: FakeServer) -> None:
@@ -101,13 +95,6 @@ def test_a_slow_server_times_out_without_retry(http_server: FakeServer) -> None:
     assert result == AuthResult("timeout", detail=f"auth probe GET {http_server.url('/v1/models')} "
                                                   "timed out after 0.3s (auth.timeout)")
     assert len(http_server.requests) == 1
-
-
-def test_timeout_argument_replaces_auth_timeout(http_server: FakeServer) -> None:
-    http_server.set(delay_s=10)
-    channel = http_channel(http_server.url(), auth={"timeout": 30})
-
-    assert _probe(channel, timeout_s=0.2).status == "timeout"
 
 
 def test_unset_key_fails_with_recovery_and_sends_nothing(http_server: FakeServer) -> None:

@@ -19,7 +19,8 @@ import anyio
 from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.config.loaded import LoadedConfig, WorkingTree
 from mmr.config.loader import load_config
-from mmr.dispatch.http import probe_http_channel, run_http_channel, wants_json_reply
+from mmr.dispatch.http import run_http_channel, wants_json_reply
+from mmr.dispatch.http_probe import probe_http_channel
 from mmr.dispatch.plan import AuthResult, ChannelPlan
 from mmr.models import ParsedOutput
 from mmr.parsers import parse_channel_output

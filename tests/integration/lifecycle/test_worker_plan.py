@@ -62,7 +62,7 @@ def test_the_run_plan_round_trips_through_json(tmp_path: Path) -> None:
     assert (restored.base_prompt, restored.project_root, restored.compensate_missing) == (
         plan.base_prompt, plan.project_root, True)
     rev1 = restored.planned[0].plan
-    assert rev1 is not None and "{{findings_schema}}" not in " ".join(rev1.channel.flags)
+    assert rev1 is not None and rev1.channel.flags == ["--schema", "{{findings_schema}}"]
     assert json.loads(data)["config"]["channels"]["rev1"]["env"] == {"REV1_TOKEN": "s3cret"}
 
 

@@ -12,7 +12,6 @@ from rich.console import Console
 from mmr.config.loaded import LoadedConfig
 from mmr.config.loader import load_config
 from mmr.config.paths import user_config_path
-from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.plan import ChannelEvent
 from mmr.prompt.plans import PreparedDiff, PromptParts, plan_channels
 from mmr.review.progress import ProgressDisplay, plain_line, progress_for
@@ -30,13 +29,14 @@ def loaded(tmp_path: Path, channels: dict[str, Any], **cli: Any) -> LoadedConfig
     return load_config(tmp_path, project_source=None, cli_overrides=cli)
 
 
-def test_schema_flag_is_substituted_and_the_parser_takes_the_last_object(tmp_path: Path) -> None:
+def test_a_schema_flag_makes_the_parser_take_the_last_object(tmp_path: Path) -> None:
     config = loaded(tmp_path, {"g": {"command": "g", "flags": ["--json-schema",
                                                               "{{findings_schema}}"]}})
     [planned] = plan_channels(["g"], config, PreparedDiff.prepare(DIFF, 12), PromptParts())
     assert planned.plan is not None
     assert planned.plan.output_parser == "default-last"
-    assert planned.plan.channel.flags == ["--json-schema", FINDINGS_SCHEMA_JSON]
+    # The dispatch expands the placeholder (tests/integration/dispatch/test_runner.py).
+    assert planned.plan.channel.flags == ["--json-schema", "{{findings_schema}}"]
 
 
 def test_timeout_flag_wins_over_a_channel_timeout(tmp_path: Path) -> None:

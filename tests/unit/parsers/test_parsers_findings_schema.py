@@ -10,8 +10,8 @@ from mmr.dispatch.findings_schema import (
     FINDINGS_SCHEMA_PLACEHOLDER,
     coerce_parser_for_schema_flags,
     strip_findings_schema_flags,
-    substitute_findings_schema,
 )
+from mmr.dispatch.placeholders import PlaceholderValues, expand_flags
 from mmr.parsers.specs import RegexFindingsSpec, UnwrapJsonpathSpec
 
 PINNED = (
@@ -36,11 +36,10 @@ def test_schema_is_byte_identical_and_one_line() -> None:
 def test_substitution() -> None:
     flags = ["--x", *SCHEMA_FLAGS, f"--schema={FINDINGS_SCHEMA_PLACEHOLDER}"]
     before = list(flags)
-    out = substitute_findings_schema(flags)
+    out = expand_flags(flags, PlaceholderValues("c", findings_schema=FINDINGS_SCHEMA_JSON))
     assert flags == before
     assert out == ["--x", "--json-schema", PINNED, f"--schema={PINNED}"]
     assert json.loads(out[2]) == FINDINGS_JSON_SCHEMA
-    assert substitute_findings_schema(["--a", "b"]) == ["--a", "b"]
 
 
 def test_coercion() -> None:
