@@ -195,7 +195,7 @@ def set_(*, global_: GlobalFlag = False, project: ProjectFlag = False,
                                project_root=find_project_root())
     flag = "--global" if outcome.file.scope == "user" else "--project"
     write_report(f"✓ set {key}\n  wrote {outcome.file.path}\n"
-         f"  revert mmr config unset {key} {flag}")
+                 f"  revert mmr config unset {key} {flag}")
     return 0
 
 

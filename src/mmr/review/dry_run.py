@@ -17,6 +17,7 @@ from typing import Any
 
 from mmr.config.channel_schema import HttpChannel, ReplayChannel
 from mmr.diff.shards import estimate_tokens
+from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from mmr.dispatch.placeholders import PROMPT_FILE_PLACEHOLDER, PlaceholderValues, expand_argv
 from mmr.dispatch.plan import ChannelPlan
 from mmr.dispatch.replay import replay_argv
@@ -37,7 +38,8 @@ def channel_argv(result: GateResult, repo_root: Path) -> list[str] | None:
         return replay_argv(result.name, channel)
     file_mode = channel.prompt_delivery == "prompt-file"
     values = PlaceholderValues(channel=result.name, repo_root=repo_root, vars=channel.vars or {},
-                               prompt_file=Path(PROMPT_FILE_PLACEHOLDER) if file_mode else None)
+                               prompt_file=Path(PROMPT_FILE_PLACEHOLDER) if file_mode else None,
+                               findings_schema=FINDINGS_SCHEMA_JSON)
     try:
         argv = expand_argv(channel.command or "", channel.flags, values=values)
     except ConfigError as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mmr.config.paths import sessions_dir
+from mmr.dispatch.findings_schema import FINDINGS_SCHEMA_JSON
 from tests.fakes.plugin import FakeCliFactory
 from tests.integration.git_repo_builder import GitRepo
 from tests.integration.review.conftest import CLEAN, RunMmr, job_ids, write_user_config
@@ -211,3 +212,16 @@ def test_dry_run_json_has_the_same_plan(repo: GitRepo, channels: None, run_mmr: 
     assert (locked["status"], locked["reason"]) == ("failed", "<redacted>")
     assert locked["auth_check"] == "sh -c 'exit 4' (fails on exit 4)"
     assert locked["prompt"] is None
+
+
+def test_dry_run_argv_holds_the_findings_schema_the_dispatch_would_send(
+        repo: GitRepo, channels: None, run_mmr: RunMmr) -> None:
+    # The schema is a constant, not a value that exists only at dispatch: the plan shows it
+    # as the CLI would receive it.
+    write_user_config({"rev2": {"command": "rev2",
+                                "flags": ["--json-schema", "{{findings_schema}}"]}})
+    result = run_mmr("review", "--dry-run", "--format", "json", "--channels", "rev2",
+                     cwd=repo.root)
+    assert result.code == 0
+    [rev2] = result.json()["channels"]
+    assert rev2["argv"] == ["rev2", "--json-schema", FINDINGS_SCHEMA_JSON]
