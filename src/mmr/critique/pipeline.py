@@ -1,4 +1,4 @@
-"""``mmr critique`` as one readable function; the numbered comments are its steps.
+"""``mmr critique`` as one readable function, its steps top to bottom in MMR 4.0.1's order.
 
 Only a bad command line, an input that cannot be read, a bad config or an explicitly
 named channel that cannot run end the run with exit 1; from the pre-flight on, the
@@ -65,26 +65,26 @@ class CritiqueOutcome:
 def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
     """Run one critique and return what to print."""
     check_request(request)
-    artifact = read_artifact(request.input, text=request.text, stdin=io.stdin)   # 1
-    trust = resolve_trust(io.cwd, DiffRequest(), TrustFlags(                       # 2
+    artifact = read_artifact(request.input, text=request.text, stdin=io.stdin)
+    trust = resolve_trust(io.cwd, DiffRequest(), TrustFlags(
         config_base_ref=request.config_base_ref,
         trust_project_config=request.trust_project_config))
     for warning in trust.warnings:
         io.notice(CONFIG_WARNING if warning.startswith(CONFIG_WARNING) else warning)
-    loaded = load_config(trust.project_root, project_source=trust.project_config,  # 3
+    loaded = load_config(trust.project_root, project_source=trust.project_config,
                          cli_overrides=request.config_overrides(), on_warning=io.notice)
-    names = select_channels(loaded.config, request.channels)                       # 4
-    context = (build_repo_context(io.cwd, artifact.text, request.explicit_paths)   # 5
+    names = select_channels(loaded.config, request.channels)
+    context = (build_repo_context(io.cwd, artifact.text, request.explicit_paths)
                if request.wants_context else None)
-    previous, round_info = _session(request.session, io)                          # 6
-    lenses = parse_lenses(request.lenses)                                          # 7
+    previous, round_info = _session(request.session, io)
+    lenses = parse_lenses(request.lenses)
     plans, base_prompt = _plans(names, loaded, artifact=artifact, context=context,
                                 request=request, previous=previous, lenses=lenses, io=io)
-    if request.dry_run:                                                            # 8
+    if request.dry_run:
         prompts = [(name, plan.prompt) for name, plan in plans.items()]
         return CritiqueOutcome(dry_run_document(artifact.source, prompts, _context_lines(context)))
-    gate = _preflight(plans, loaded)                                               # 9
-    if not any(result.status == "ok" for result in gate.values()):                 # 10
+    gate = _preflight(plans, loaded)
+    if not any(result.status == "ok" for result in gate.values()):
         io.notice(NOTHING_PASSED)
         per_channel = {name: gate_entry(result) for name, result in gate.items()}
         return _outcome(empty_report(artifact.source, per_channel, context), request)
@@ -93,8 +93,8 @@ def run_critique(request: CritiqueRequest, io: CritiqueIO) -> CritiqueOutcome:
                           base_prompt=base_prompt, context=context, lenses=tuple(lenses),
                           session=round_info)
     store = JobStore(jobs_dir())
-    job_id = create_critique_job(setup, store, gate)                               # 11
-    report = run_critique_job(setup, store, job_id, gate, progress=io.progress,    # 12-15
+    job_id = create_critique_job(setup, store, gate)
+    report = run_critique_job(setup, store, job_id, gate, progress=io.progress,
                               notice=io.notice)
     return _outcome(report, request, job_id)
 
