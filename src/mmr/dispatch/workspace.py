@@ -61,7 +61,7 @@ from mmr.dispatch.isolation import (
     remove_tree,
     track_directory,
 )
-from mmr.errors import GitError
+from mmr.errors import MmrError
 from mmr.fs import read_bytes_nofollow
 from mmr.process.sync import run_captured
 from mmr.process.types import ProcessRequest
@@ -235,17 +235,30 @@ def redact_file(data: bytes) -> bytes | None:
 
 def export_workspace(source: TreeSource, *, trusted_ref: str | None, cache_dir: Path,
                      tmp_root: Path | None = None) -> Workspace:
-    """Export ``source`` into a fresh read-only directory; the caller must ``cleanup``."""
-    root = Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX, dir=tmp_root))
+    """Export ``source`` into a fresh read-only directory; the caller must ``cleanup``.
+    A file system that refuses it (full, read-only) is an :class:`MmrError` saying how to
+    review without it, not a crash."""
+    try:
+        root = Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX, dir=tmp_root))
+    except OSError as exc:
+        raise export_failed(exc, tmp_root) from exc
     workspace = Workspace(root, track_directory(root))
     (cache := RedactionCache(cache_dir)).sweep()
     try:
         _fill(workspace, source, trusted_ref, cache)
         _seal(workspace)
-    except BaseException:
+    except BaseException as exc:
         workspace.cleanup()
+        if isinstance(exc, OSError) and not isinstance(exc, MmrError):
+            raise export_failed(exc, root.parent) from exc
         raise
     return workspace
+
+
+def export_failed(why: object, where: Path | None) -> MmrError:
+    where = where or Path(tempfile.gettempdir())
+    return MmrError(f"cannot export the review workspace ({why}); free space in {where}, or "
+                    "set `workspace: none` on the channels that read it to review without it")
 
 
 def _fill(workspace: Workspace, source: TreeSource, trusted_ref: str | None,
@@ -340,7 +353,7 @@ def _store_in_child(root: Path, repo: Path, cache: Path,
         label="workspace export", stdin=json.dumps(job).encode()))
     if outcome.rc != 0:
         detail = outcome.stderr_text().strip().splitlines() or [outcome.exit_message()]
-        raise GitError(f"exporting the review workspace failed: {detail[-1]}")
+        raise export_failed(detail[-1], root.parent)
     return cast("dict[str, Any]", json.loads(outcome.stdout))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -16,7 +17,7 @@ from mmr.diff.tree import TreeSource, tree_source
 from mmr.dispatch import workspace as ws_module
 from mmr.dispatch.isolation import cleanup_all_postures, sweep_stale_neutral_dirs
 from mmr.dispatch.workspace import MAX_FILE_BYTES, Workspace, export_workspace
-from mmr.errors import GitError
+from mmr.errors import MmrError
 from tests.integration.git_repo_builder import GitRepo
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -177,9 +178,34 @@ def test_a_failed_second_process_fails_the_export_and_leaves_nothing(
     monkeypatch.setattr(ws_module.sys, "executable", "/bin/false")
     temp = tmp_path / "tmp"
     temp.mkdir()
-    with pytest.raises(GitError, match="exporting the review workspace failed"):
+    with pytest.raises(MmrError, match=r"cannot export the review workspace .*workspace: none"):
         _export(repo, "commit", tmp_path / "cache", [], tmp_root=temp)
     assert list(temp.iterdir()) == []
+
+
+def test_a_temporary_directory_that_cannot_be_made_is_an_error_naming_the_way_out(
+        repo: GitRepo, tmp_path: Path) -> None:
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    with pytest.raises(MmrError, match=r"cannot export the review workspace \(.*Not a "
+                       r"directory.*\); free space in .*, or set `workspace: none`"):
+        _export(repo, "commit", tmp_path / "cache", [], tmp_root=not_a_directory)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_a_full_file_system_is_an_error_naming_the_way_out_and_leaves_nothing(
+        repo: GitRepo, tmp_path: Path) -> None:
+    repo.commit({f"data/part{i}.txt": f"line {i}\n" * 20_000 for i in range(12)}, "large")
+    full = tmp_path / "small"
+    full.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(full)],
+                   check=True)
+    try:
+        with pytest.raises(MmrError, match=r"No space left on device.*workspace: none"):
+            _export(repo, "commit", tmp_path / "cache", [], tmp_root=full)
+        assert list(full.iterdir()) == []
+    finally:
+        subprocess.run(["umount", "-l", str(full)], check=False)
 
 
 def test_cleanup_sweep_and_interrupt_remove_the_sealed_directory(
