@@ -28,22 +28,18 @@ the dispatch ends or is interrupted, and by the stale-directory sweep after a ki
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 
 import mmr.secrets
+from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 from mmr.diff.tree import (
-    TREE_TIMEOUT_S,
     TreeFile,
     TreeSource,
     blob_id,
@@ -63,13 +59,8 @@ from mmr.dispatch.isolation import (
 )
 from mmr.errors import MmrError
 from mmr.fs import read_bytes_nofollow
-from mmr.process.sync import run_captured
-from mmr.process.types import ProcessRequest
 from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_files import is_sensitive_path
-
-if TYPE_CHECKING:  # the second export process starts faster without the config models
-    from mmr.config.channel_schema import HttpChannel, SubprocessChannel
 
 #: Directories and files the built-in CLIs load from their working directory as settings,
 #: hooks, plugins, MCP servers, skills or agents (docs/trust.md lists them per CLI).
@@ -98,8 +89,6 @@ WORKSPACE_NOTE = (
     "before you judge it; do not try to modify it.\n"
 )
 _BINARY_PROBE = 8000
-#: From this many blobs, a second process takes half (starting one costs about 0.1 s).
-SPLIT_MIN_BLOBS = 1000
 
 
 def uses_workspace(channel: SubprocessChannel | HttpChannel) -> bool:
@@ -316,55 +305,12 @@ def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
             missing.setdefault(oid, []).append(entry.path)
         else:
             _link(workspace, entry.path, cached)
-    # A large export is split: a second process (its own cat-file) stores every other
-    # blob on another core while this one stores the rest.
-    split = list(missing)[1::2] if len(missing) >= SPLIT_MIN_BLOBS else []
-    theirs = {oid: missing.pop(oid) for oid in split}
-    with ThreadPoolExecutor(1) as pool:
-        helper = pool.submit(_store_in_child, workspace.root, repo, cache.root, theirs)
-        _store(workspace, repo, cache, missing)
-        report = helper.result()
-    workspace.written += report["written"]
-    for reason, count in report["left_out"].items():
-        workspace.left_out[reason] = workspace.left_out.get(reason, 0) + count
-    workspace.directories.update(report["directories"])
-
-
-def _store(workspace: Workspace, repo: Path, cache: RedactionCache,
-           blobs: dict[str, list[str]]) -> None:
-    """Read, redact and write each blob to its paths (the first written, others linked)."""
-    for oid, data in read_blobs(list(blobs), repo):
-        first, *others = blobs[oid]
+    for oid, data in read_blobs(list(missing), repo):
+        first, *others = missing[oid]
         written = _write(workspace, first, redact_file(data))
         cache.adopt(oid, written)
         for path in others:
             _link(workspace, path, written)
-
-
-def _store_in_child(root: Path, repo: Path, cache: Path,
-                    blobs: dict[str, list[str]]) -> dict[str, Any]:
-    """:func:`_store` run by a second Python process; what it wrote and left out. ``-P``:
-    no module is imported from the working directory (the reviewed repository)."""
-    if not blobs:
-        return {"written": 0, "left_out": {}, "directories": []}
-    job = {"root": str(root), "repo": str(repo), "cache": str(cache), "blobs": blobs}
-    outcome = run_captured(ProcessRequest(
-        (sys.executable, "-P", "-m", "mmr.dispatch.workspace"), timeout_s=TREE_TIMEOUT_S,
-        label="workspace export", stdin=json.dumps(job).encode()))
-    if outcome.rc != 0:
-        detail = outcome.stderr_text().strip().splitlines() or [outcome.exit_message()]
-        raise export_failed(detail[-1], root.parent)
-    return cast("dict[str, Any]", json.loads(outcome.stdout))
-
-
-def _store_part() -> None:
-    """The second process of a split export: the job on stdin, its report on stdout."""
-    job = json.load(sys.stdin)
-    root = Path(job["root"])
-    workspace = Workspace(root, Posture({}, None))  # the first process owns the directory
-    _store(workspace, Path(job["repo"]), RedactionCache(Path(job["cache"])), job["blobs"])
-    json.dump({"written": workspace.written, "left_out": workspace.left_out,
-               "directories": sorted(workspace.directories)}, sys.stdout)
 
 
 def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: RedactionCache) -> None:
@@ -442,6 +388,3 @@ def _seal(workspace: Workspace) -> None:
         Path(directory).chmod(0o500)
     workspace.root.chmod(0o500)
 
-
-if __name__ == "__main__":
-    _store_part()

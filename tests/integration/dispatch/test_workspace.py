@@ -156,33 +156,6 @@ def test_a_repeat_reads_and_redacts_only_what_changed(
     assert _files(third.root)["src/app.py"] == "changed = 1\n"
 
 
-def test_a_large_export_is_split_with_a_second_process_into_the_same_tree(
-        repo: GitRepo, tmp_path: Path, exported: list[Workspace],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    whole = _export(repo, "commit", tmp_path / "one", exported)
-    monkeypatch.setattr(ws_module, "SPLIT_MIN_BLOBS", 2)
-    read = record_blob_reads(monkeypatch)
-    split = _export(repo, "commit", tmp_path / "two", exported)
-    assert len(read[-1]) == 3  # of the five blobs: the second process read the other two
-    assert (_files(split.root), split.left_out, split.written) == (
-        _files(whole.root), whole.left_out, whole.written)
-    modes = {stat.S_IMODE(p.stat().st_mode) for p in [split.root, *split.root.rglob("*")]}
-    assert modes == {0o500, 0o400}
-    _export(repo, "commit", tmp_path / "two", exported)
-    assert read[-1] == []  # both processes filled the cache
-
-
-def test_a_failed_second_process_fails_the_export_and_leaves_nothing(
-        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ws_module, "SPLIT_MIN_BLOBS", 2)
-    monkeypatch.setattr(ws_module.sys, "executable", "/bin/false")
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    with pytest.raises(MmrError, match=r"cannot export the review workspace .*workspace: none"):
-        _export(repo, "commit", tmp_path / "cache", [], tmp_root=temp)
-    assert list(temp.iterdir()) == []
-
-
 def test_a_temporary_directory_that_cannot_be_made_is_an_error_naming_the_way_out(
         repo: GitRepo, tmp_path: Path) -> None:
     not_a_directory = tmp_path / "file"
