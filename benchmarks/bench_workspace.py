@@ -18,6 +18,9 @@ same runs.
 
     python benchmarks/bench_workspace.py [--runs 7] [--files 5000] [--compare OLD/src]
         [--tree DIR]   # a real code base instead, e.g. the Python standard library
+
+Everything is made under the system's temporary directory: ``TMPDIR=/dev/shm`` (a tmpfs)
+gives a floor that stays put; on ext4 it moves 0.08-1.0 s with what the last runs freed.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ settings reach a reviewer:
   files over :data:`MAX_FILE_BYTES`; never an untracked or ignored file, a symlink or a
   submodule (:mod:`mmr.diff.tree`).
 
-Every other file goes through the credential redaction the diff gets, with the same
-``<redacted:KIND>`` markers. Redacted content is cached by git blob id under
+Every other file goes through the credential redaction the diff gets at the same path,
+with the same ``<redacted:KIND>`` markers. Redacted content is cached by git blob id (and
+the kind of path: :func:`mmr.secrets.credentials.path_kind`) under
 ``~/.mmr/cache/workspace``, so a repeated review of the same repository reads and redacts
 only what changed. The copy lives in a ``mmr-grok-ws-*`` temp directory: removed when
 the dispatch ends or is interrupted, and by the stale-directory sweep after a kill.
@@ -59,7 +60,7 @@ from mmr.dispatch.isolation import (
 )
 from mmr.errors import MmrError
 from mmr.fs import read_bytes_nofollow
-from mmr.secrets.credentials import redact_credentials
+from mmr.secrets.credentials import path_kind, redact_credentials
 from mmr.secrets.secret_files import is_sensitive_path
 
 #: Directories and files the built-in CLIs load from their working directory as settings,
@@ -163,19 +164,19 @@ class RedactionCache:
         self.directory = directory / _rules_digest()
         self._made: set[Path] = set()
 
-    def get(self, oid: str) -> str | None:
+    def get(self, key: str) -> str | None:
         """The cached file (its ``.bin`` marker for a binary), None when unknown."""
         # Strings, not Paths: asked once a file, pathlib doubled a repeat export's CPU.
-        path = f"{self.directory}/{oid[:2]}/{oid}"
+        path = f"{self.directory}/{key[:2]}/{key}"
         for candidate in (path, path + ".bin"):
             if os.path.exists(candidate):  # noqa: PTH110
                 return candidate
         return None
 
-    def adopt(self, oid: str, written: str | None) -> None:
-        """Hard-link ``written`` (a complete read-only workspace file) as ``oid``'s entry;
+    def adopt(self, key: str, written: str | None) -> None:
+        """Hard-link ``written`` (a complete read-only workspace file) as ``key``'s entry;
         None remembers a binary. A failure only costs time later."""
-        path = self.directory / oid[:2] / (oid if written is not None else oid + ".bin")
+        path = self.directory / key[:2] / (key if written is not None else key + ".bin")
         with suppress(OSError):
             if path.parent not in self._made:
                 path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -184,7 +185,7 @@ class RedactionCache:
                 try:
                     os.link(written, path, follow_symlinks=False)
                 except OSError:  # another file system (a tmpfs /tmp): keep a copy
-                    temp = path.with_name(f".{oid}.{os.getpid()}")
+                    temp = path.with_name(f".{key}.{os.getpid()}")
                     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
                                  0o400)
                     with os.fdopen(fd, "wb") as handle:
@@ -213,12 +214,12 @@ class RedactionCache:
                         entry.unlink()
 
 
-def redact_file(data: bytes) -> bytes | None:
-    """The file as a reviewer may see it (None: a binary); bytes that are not UTF-8 survive
-    as they were (``surrogateescape``)."""
+def redact_file(data: bytes, path: str) -> bytes | None:
+    """The file at ``path`` as a reviewer may see it (None: a binary), redacted as the diff
+    redacts its lines there; bytes that are not UTF-8 survive as they were."""
     if b"\0" in data[:_BINARY_PROBE]:
         return None
-    redacted, count = redact_credentials(data.decode("utf-8", "surrogateescape"))
+    redacted, count = redact_credentials(data.decode("utf-8", "surrogateescape"), path)
     return data if count == 0 else redacted.encode("utf-8", "surrogateescape")
 
 
@@ -292,25 +293,32 @@ def _reviewable(workspace: Workspace, files: Iterable[TreeFile]) -> Iterable[Tre
             yield entry
 
 
+def cache_key(oid: str, path: str) -> str:
+    """A blob's cache entry: its redaction depends on its content and its path's kind."""
+    kind = path_kind(path)
+    return oid if kind == "code" else f"{oid}-{kind}"
+
+
 def _write_from_git(workspace: Workspace, repo: Path, files: list[TreeFile],
                     cache: RedactionCache) -> None:
-    missing: dict[str, list[str]] = {}
+    missing: dict[str, dict[str, list[str]]] = {}  # blob id -> cache key -> paths
     for entry in files:
         oid = entry.oid or ""
         if entry.size is not None and entry.size > MAX_FILE_BYTES:
             workspace._skip("too large")
             continue
-        cached = cache.get(oid)
+        key = cache_key(oid, entry.path)
+        cached = cache.get(key)
         if cached is None:
-            missing.setdefault(oid, []).append(entry.path)
+            missing.setdefault(oid, {}).setdefault(key, []).append(entry.path)
         else:
             _link(workspace, entry.path, cached)
     for oid, data in read_blobs(list(missing), repo):
-        first, *others = missing[oid]
-        written = _write(workspace, first, redact_file(data))
-        cache.adopt(oid, written)
-        for path in others:
-            _link(workspace, path, written)
+        for key, (first, *others) in missing[oid].items():
+            written = _write(workspace, first, redact_file(data, first))
+            cache.adopt(key, written)
+            for path in others:
+                _link(workspace, path, written)
 
 
 def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: RedactionCache) -> None:
@@ -326,13 +334,12 @@ def _write_from_disk(workspace: Workspace, repo: Path, path: str, cache: Redacti
         data = full.read_bytes()
     except OSError:  # deleted or unreadable since it was listed
         return
-    oid = blob_id(data)
-    cached = cache.get(oid)
+    key = cache_key(blob_id(data), path)
+    cached = cache.get(key)
     if cached is not None:
         _link(workspace, path, cached)
         return
-    content = redact_file(data)
-    cache.adopt(oid, _write(workspace, path, content))
+    cache.adopt(key, _write(workspace, path, redact_file(data, path)))
 
 
 def _target(workspace: Workspace, path: str) -> str:

@@ -74,6 +74,12 @@ def refusal_pattern() -> re.Pattern[str]:
 def marker_pattern() -> re.Pattern[str]:
     """What a replaced value reads: never a credential itself."""
     return re.compile(r"<redacted(?::[a-z0-9-]+)?>")
+#: Keywords of token rules whose every match is a shape :func:`_shapes` finds (Twilio's
+#: ``SK`` and Mailgun's ``key-`` before 32 hex digits, Mailchimp's 32 before ``-us``,
+#: Dropbox's ``sl.`` and SendGrid's ``SG.`` tokens of 59 characters and more): as words
+#: they would make every ``task``, ``monkey-`` or ``isl.`` line worth the full scan.
+_SHAPED_KEYWORDS = frozenset({"sk", "key-", "-us", "sl.", "sg."})
+_SHAPED_WORD = re.compile("|".join(map(re.escape, sorted(_SHAPED_KEYWORDS))).encode())
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "contrase")
 _HEADER_WORDS = ("authorization",)
 _URL_PLACEHOLDERS = frozenset({"pass", "password", "passwd", "pwd", "secret", "user",
@@ -131,18 +137,66 @@ def may_hold_credentials(text: str) -> bool:
 
 
 @cache
-def _line_triggers() -> tuple[BytesAhoCorasick, BytesAhoCorasick, re.Pattern[bytes], bytes]:
-    """What makes a line worth the full scan: a word some rule needs (``-----`` a public
-    block's edge, ``machine`` netrc, ``</`` XML), a secret-name word beside an assignment
-    or quotes, a long run of token characters (bytes mapped to ``a``: a substring search).
-    The words are found by Aho-Corasick automatons, one pass each over the text."""
+def _line_triggers() -> tuple[BytesAhoCorasick, BytesAhoCorasick, re.Pattern[bytes]]:
+    """What makes a line worth the full scan: a word some rule needs (``-----end`` a
+    public block's end), a secret-name word beside an assignment, quotes, an XML closing
+    tag or a netrc ``machine``, the shape of a credential with no telling word
+    (:func:`_shapes`). The words are found by Aho-Corasick automatons, one pass each."""
     strong = {*table_keywords(), "authoriz", "begin", "putty", "private-mac", "private key",
-              ":*:", ":5432:", "-----", "machine", "</"}
-    token = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_~.=-"
-    mapped = bytes(97 if c in token else 10 if c == 10 else 32 for c in range(256))
+              ":*:", ":5432:", "-----end"} - _SHAPED_KEYWORDS
     return (BytesAhoCorasick([word.encode() for word in sorted(strong)]),
             BytesAhoCorasick([word.encode() for word in _NAME_WORDS]),
-            re.compile(rb"(?::=|=>|=(?!=)|:(?![:/\\]))[ \t]*[^\s,;&)<>{}\[\]=]"), mapped)
+            # An assignment whose value could be redacted outside a config file: quoted
+            # (or opened by a parenthesis), or unquoted and long enough to be judged (six
+            # characters, two of them may be a base64 tail's ``=``).
+            re.compile(rb"(?::=|=>|=(?!=)|:(?![:/\\]))[ \t]*"
+                       rb"""(?:[("'`]|[^\s'"`,;&()<>{}\[\]=]{4})"""))
+
+
+@cache
+def _shapes() -> tuple[bytes, re.Pattern[bytes], bytes, re.Pattern[bytes]]:
+    """Where a credential with no telling word can be (:mod:`mmr.secrets.bare_values`),
+    looked for in the text with each byte mapped to its class.
+
+    In ``classes`` (``a`` a base64 character or ``~``, ``e`` ``=``, ``b`` one of ``._-``,
+    ``q`` a quote, ``c`` ``:``, ``s`` a blank): a random value (after a quote, ``=`` or
+    ``:``, one blank allowed: 24 token characters or more, one part between ``._-`` 16 or
+    more), a base64 blob or a loose key body line (32 base64 characters).
+    In ``tokens`` (``a`` any token character, ``q`` a quote): a Discord token (59 or more)
+    and, on a line with four quotes, 24 (or a word of ``_SHAPED_KEYWORDS``): string
+    literals joined are judged as one value.
+    """
+    classes = {**dict.fromkeys(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                               b"0123456789+/~", "a"),
+               **dict.fromkeys(b"._-", "b"), **dict.fromkeys(b"\"'`", "q"),
+               **dict.fromkeys(b" \t", "s"), ord("="): "e", ord(":"): "c", 10: "\n"}
+    tokens = {byte: "a" if kind in "abe" else kind for byte, kind in classes.items()}
+    return (_byte_map(classes), re.compile(rb"[qec]s?(?=[abe]{24})[abe]*?[ae]{16}"),
+            _byte_map(tokens), re.compile(rb"q[^q\n]*q[^q\n]*q[^q\n]*q"))
+
+
+def _byte_map(kinds: dict[int, str]) -> bytes:
+    """A ``bytes.translate`` table: each byte to its kind's letter, the rest to a blank."""
+    return bytes(ord(kinds.get(byte, " ")) for byte in range(256))
+
+
+def _lines_matching(pattern: re.Pattern[bytes], searched: bytes,
+                    data: bytes) -> dict[int, bytes]:
+    """The lines where ``pattern`` matches ``searched`` (``data`` mapped byte for byte), and
+    their text in ``data``."""
+    return _matched_lines(data, [(0, m.start(), 0) for m in pattern.finditer(searched)])
+
+
+def _lines_holding(searched: bytes, needle: bytes, data: bytes | None = None
+                   ) -> dict[int, bytes]:
+    """The lines (by number) where ``searched`` holds ``needle``, and their text in
+    ``data`` (``searched`` mapped byte for byte; itself by default): substring searches."""
+    starts = []
+    at = searched.find(needle)
+    while at >= 0:
+        starts.append((0, at, 0))
+        at = searched.find(needle, searched.find(b"\n", at) % (len(searched) + 1) + 1)
+    return _matched_lines(searched if data is None else data, starts)
 
 
 def _matched_lines(data: bytes, matches: list[tuple[int, int, int]]) -> dict[int, bytes]:
@@ -163,25 +217,36 @@ def _matched_lines(data: bytes, matches: list[tuple[int, int, int]]) -> dict[int
 _ODD_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
 
-def hot_lines(text: str) -> list[int] | None:
+def hot_lines(text: str, *, config: bool = False) -> list[int] | None:
     """The lines of ``text`` that may hold a credential or touch a key block (no other
-    does); None when a line ends in other than ``\\n``/``\\r\\n`` (only splitlines counts)."""
+    does); None when a line ends in other than ``\\n``/``\\r\\n`` (only splitlines counts).
+    In a ``config`` file every line naming a secret word is one (``password hunter2``)."""
     # Character scans: a regex over the whole text took ~10 ns a character.
     if text.count("\r") != text.count("\r\n") or any(c in text for c in _ODD_BREAKS):
         return None
-    strong, names, assign, mapping = _line_triggers()
-    # In UTF-8 a multi-byte character has no ASCII byte: words and breaks stay in place.
+    strong, names, assign = _line_triggers()
+    mapping, value, token_map, four_quotes = _shapes()
+    # In UTF-8 a multi-byte character has no ASCII byte: words and breaks stay in place,
+    # and lowering only ever turns a character into an ASCII letter (more matches, not less).
     lower = text.lower().encode("utf-8", "surrogatepass")
+    classes, tokens = lower.translate(mapping), lower.translate(token_map)
+    # Whole-text searches (substrings, or a regex anchored on a quote) find the few lines
+    # a shape, a closing tag or four quotes are in; lines are looked at one by one only
+    # for what the whole text cannot tell.
+    quoted = _lines_matching(four_quotes, tokens, lower)
+    marked = quoted.keys() | _lines_holding(lower, b"</").keys() | _lines_holding(
+        lower, b"machine").keys()
     hot = set(_matched_lines(lower, strong.find_matches_as_indexes(lower)))
     hot.update(line for line, body in
                _matched_lines(lower, names.find_matches_as_indexes(lower)).items()
-               if assign.search(body) or body.count(b'"') + body.count(b"'") >= 4)
-    runs = text.encode("utf-8", "surrogatepass").translate(mapping)
-    line = counted = 0
-    while (at := runs.find(b"a" * 24, counted)) >= 0:
-        line += runs.count(b"\n", counted, at)
-        hot.add(line)
-        line, counted = line + 1, runs.find(b"\n", at) % (len(runs) + 1) + 1
+               if config or line in marked or assign.search(body))
+    hot.update(line for line, body in _lines_holding(classes.replace(b"e", b"a"), b"a" * 16,
+                                                     classes).items() if value.search(body))
+    hot.update(_lines_holding(classes, b"a" * 32))
+    hot.update(_lines_holding(tokens, b"a" * 59))
+    hot.update(line for line, body in quoted.items()
+               if b"a" * 24 in body.translate(token_map)
+               or _SHAPED_WORD.search(body))
     return sorted(hot)
 
 

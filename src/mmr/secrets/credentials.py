@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mmr.secrets.assignments import is_config_file
 from mmr.secrets.credential_patterns import (
     CredentialKind,
     hot_lines,
@@ -82,12 +83,14 @@ def redact_diff(diff_text: str) -> tuple[str, list[CredentialHit]]:
     return text, hits
 
 
-def redact_credentials(text: str) -> tuple[str, int]:
-    """Plain ``text`` (a design document, repository context, a model's reply or log) with
-    every credential replaced, and how many were replaced; a key block keeps its lines.
-    Only :func:`hot_lines` (and lines inside a block) get the full scan."""
-    hot = hot_lines(text)
-    if hot == [] or (hot is None and not may_hold_credentials(text)):
+def redact_credentials(text: str, path: str | None = None) -> tuple[str, int]:
+    """Plain ``text`` (a design document, repository context, a model's reply or log; the
+    file at ``path`` when it is one) with every credential replaced, and how many were
+    replaced; a key block keeps its lines. Only :func:`hot_lines` (and lines inside a
+    block) get the full scan."""
+    kind = path_kind(path)
+    hot = None if kind == "pgpass" else hot_lines(text, config=kind == "config")
+    if hot == [] or (hot is None and kind != "pgpass" and not may_hold_credentials(text)):
         return text, 0
     bodies = text.splitlines() if hot is not None else [
         line.rstrip("\r\n") for line in text.splitlines(keepends=True)]
@@ -95,11 +98,11 @@ def redact_credentials(text: str) -> tuple[str, int]:
     done = 0
     for index in [*(range(len(bodies)) if hot is None else hot), len(bodies)]:
         while done < index and not redactor.idle:
-            redactor.line(bodies[done])
+            redactor.line(bodies[done], path=path)
             done += 1
         redactor.skip(bodies[done:index])
         if index < len(bodies):
-            redactor.line(bodies[index])
+            redactor.line(bodies[index], path=path)
         done = index + 1
     redactor.finish()
     if redactor.out == bodies:
@@ -108,6 +111,15 @@ def redact_credentials(text: str) -> tuple[str, int]:
     out = [content + line[len(body):]
            for content, line, body in zip(redactor.out, lines, bodies, strict=True)]
     return "".join(out), len(redactor.hits)
+
+
+def path_kind(path: str | None) -> str:
+    """What of a file's path its redaction depends on: ``config`` (an unquoted value or a
+    ``password hunter2`` line counts), ``pgpass`` (every line judged by its shape) or
+    ``code``. Redacted content is the same for every path of one kind."""
+    if (path or "").endswith("pgpass"):
+        return "pgpass"
+    return "config" if is_config_file(path) else "code"
 
 
 def scan_diff(diff_text: str) -> list[CredentialHit]:

@@ -18,6 +18,7 @@ from mmr.dispatch import workspace as ws_module
 from mmr.dispatch.isolation import cleanup_all_postures, sweep_stale_neutral_dirs
 from mmr.dispatch.workspace import MAX_FILE_BYTES, Workspace, export_workspace
 from mmr.errors import MmrError
+from mmr.secrets.credentials import redact_diff
 from tests.integration.git_repo_builder import GitRepo
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -88,6 +89,27 @@ def test_only_reviewable_tracked_files_are_exported_redacted(
         "tool settings": 5, "secret-named": 2, "instruction file of the reviewed branch": 2,
         "binary": 1, "too large": 1,
     }
+
+
+@pytest.mark.parametrize("kind", ["commit", "index", "worktree"])
+def test_each_file_is_redacted_as_the_diff_redacts_it_at_its_path(
+        tmp_path: Path, kind: tree.TreeKind, exported: list[Workspace]) -> None:
+    """A config file's unquoted password is redacted, as the diff redacts it there; the
+    same blob in code (where the diff leaves it) is exported apart, not from its cache
+    entry, and a repeat gives the same files."""
+    setting = "db_password: Sup3rS3cretPw\n"
+    files = {"deploy/settings.yaml": setting, "deploy/app.conf": setting,
+             "src/notes.py": setting}
+    repo = GitRepo.create(tmp_path / "repo", files)
+    diff = "".join(f"diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n"
+                   f"@@ -0,0 +1 @@\n+{t}" for p, t in files.items())
+    expected = {p: text[1:] + "\n" for p, text in
+                zip(files, redact_diff(diff)[0].split("\n")[5::6], strict=True)}
+    assert expected["deploy/settings.yaml"] == "db_password: <redacted:password>\n"
+    assert expected["src/notes.py"] == setting
+    for _ in range(2):  # the first export fills the cache, the repeat links from it
+        workspace = _export(repo, kind, tmp_path / "cache", exported, trusted_ref=None)
+        assert _files(workspace.root) == expected
 
 
 def test_without_a_trusted_ref_no_instruction_file_is_exported(
