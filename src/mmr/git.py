@@ -34,6 +34,9 @@ TEXT_NOT_SHOWN = "Text file not shown: its diff is over the 10 MiB output limit"
 PROBE_TIMEOUT = 5.0
 READ_TIMEOUT = 10.0
 DIFF_TIMEOUT = 120.0
+#: The token mmr's own gh calls use (the Action sets it for an incremental review), which
+#: no reviewer sees: gh gets it as ``GH_TOKEN``, a channel's process not at all.
+GH_TOKEN_ENV = "MMR_GH_TOKEN"  # noqa: S105 (a variable name, not a token)
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _PR_URL = re.compile(r"https://[^/]+/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/\d+")
@@ -150,8 +153,11 @@ def _run(tool: str, args: Sequence[str], cwd: Path, *, timeout: float, needed_fo
         raise ToolNotFoundError(f"'{tool}' not found on PATH (needed {needed_for}); install it, "
                        "or pass the diff with --diff <file>")
     shown = label or f"{tool} {args[0]}"
+    env = fenced_env(cwd)
+    if tool == "gh" and env.get(GH_TOKEN_ENV):
+        env["GH_TOKEN"] = env[GH_TOKEN_ENV]
     outcome = run_captured(ProcessRequest(
-        (executable, *args), cwd=cwd, env=fenced_env(cwd), timeout_s=timeout, label=tool,
+        (executable, *args), cwd=cwd, env=env, timeout_s=timeout, label=tool,
         max_capture_bytes=OUTPUT_LIMIT, stdin=stdin,
     ))
     if outcome.timed_out:

@@ -76,6 +76,10 @@ class FakeGh:
             return []
         return [json.loads(line) for line in self.log.read_text().splitlines()]
 
+    def tokens(self) -> list[str]:
+        """The ``GH_TOKEN`` each call had (empty: none)."""
+        return (self.log.parent / "tokens.log").read_text().splitlines()
+
     def set_diff(self, text: str) -> None:
         self.diff_file.write_text(text)
 
@@ -84,11 +88,13 @@ class FakeGh:
 
 
 _FAKE_GH = '''#!{python}
-import json, sys
+import json, os, sys
 from pathlib import Path
 here = Path({here!r})
 with open(here / "calls.log", "a") as log:
     log.write(json.dumps(sys.argv[1:]) + "\\n")
+with open(here / "tokens.log", "a") as log:
+    log.write(os.environ.get("GH_TOKEN", "") + "\\n")
 args = sys.argv[1:]
 if args[:2] == ["pr", "diff"]:
     source = here / "diff.txt"

@@ -253,9 +253,13 @@ def test_incremental_reviews_the_pull_request_from_its_last_review(
         gh.set_view(json.dumps({"headRefOid": head, "url": "https://github.com/acme/app/pull/47"}))
         return {**PULL_REQUEST_EVENT, "event.pull_request.head.sha": head}
 
-    two_reviewers(fake_cli, reply(finding()), reply(finding()))
+    reviewer, _ = two_reviewers(fake_cli, reply(finding()), reply(finding()))
     event = push()
-    steps, _ = runner({"incremental": "true", "format": "json"}, github=event)
+    steps, _ = runner({"incremental": "true", "format": "json", "github-token": "ghs_job1"},
+                      github=event)
+    # mmr's gh calls have the job's token; the reviewers it runs do not.
+    assert set(gh.tokens()) == {"ghs_job1"}
+    assert "ghs_job1" not in json.dumps(reviewer.last_call()["env"])
     cache = by_name(steps)["Restore and save the pull request's last review"]
     head = event["event.pull_request.head.sha"]
     assert cache.with_ == {"path": "~/.mmr/pulls", "key": f"mmr-pull-47-{head}",

@@ -4,7 +4,7 @@ A channel asks for a *neutral posture* by setting ``cwd: "{{neutral_cwd}}"`` or 
 value to ``"{{neutral_home}}"``. Each call then gets one fresh private directory
 (``mmr-grok-*``, mode 0700) that stands in for both, so the CLI sees no host config, skills
 or project instructions. It is config isolation, not a sandbox, and not secret isolation:
-the child always inherits the complete parent environment.
+the child inherits the parent environment, all but mmr's own gh token.
 
 ``open_posture`` resolves one call's env and cwd (creating the directory) and
 ``Posture.cleanup`` undoes it.
@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from mmr.git import GH_TOKEN_ENV
 
 NEUTRAL_HOME = "{{neutral_home}}"
 NEUTRAL_CWD = "{{neutral_cwd}}"
@@ -129,11 +131,12 @@ def open_posture(channel_env: Mapping[str, str], cwd: str | None, *,
     Without placeholders nothing is created and ``cleanup`` does nothing. The caller owns
     the returned posture and must call ``cleanup``; ``cleanup_all_postures`` is the
     interrupt-time backstop. The child's environment is all of the parent's with the
-    channel's ``env`` on top: nothing is stripped, since vendor CLIs authenticate through
-    their own env vars and an allow-list would silently break them (credential refusal is
-    a separate opt-in).
+    channel's ``env`` on top: only mmr's own gh token is stripped, since vendor CLIs
+    authenticate through their own env vars and an allow-list would silently break them
+    (credential refusal is a separate opt-in).
     """
-    parent = dict(os.environ if parent_env is None else parent_env)
+    parent = {key: value for key, value in (os.environ if parent_env is None
+                                             else parent_env).items() if key != GH_TOKEN_ENV}
     base = base_cwd if base_cwd is not None else Path.cwd()
     neutral_cwd = cwd if cwd is not None and _refers_to(cwd, NEUTRAL_CWD) else None
     if neutral_cwd is None and not any(_refers_to(v, NEUTRAL_HOME) for v in channel_env.values()):

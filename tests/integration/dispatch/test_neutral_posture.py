@@ -71,11 +71,14 @@ def test_expanding_leaves_the_channel_env_alone_and_pins_pwd_only_for_a_neutral_
         assert with_cwd.env == {"PWD": where, "OLDPWD": where, "INIT_CWD": where}
 
 
-def test_child_env_is_parent_plus_channel_nothing_stripped(tmp_root: Path) -> None:
+def test_child_env_is_parent_plus_channel_but_mmrs_own_gh_token(tmp_root: Path) -> None:
     parent = {"OPENAI_API_KEY": "sk-1", "GITHUB_TOKEN": "ghp_x", "PATH": "/bin", "A": "1"}
-    with neutral_posture({"A": "2", "B": "3"}, None, parent_env=parent,
-                         tmp_root=tmp_root) as posture:
-        assert posture.env == {**parent, "A": "2", "B": "3"}
+    for placeholder in ({}, {"HOME": "{{neutral_home}}"}):
+        with neutral_posture({"A": "2", "B": "3", **placeholder}, None,
+                             parent_env={**parent, "MMR_GH_TOKEN": "ghs_mmr"},
+                             tmp_root=tmp_root) as posture:
+            assert {k: v for k, v in posture.env.items() if k != "HOME"} == {
+                **parent, "A": "2", "B": "3"}
 
 
 def test_no_placeholders_create_nothing(tmp_root: Path, tmp_path: Path) -> None:
