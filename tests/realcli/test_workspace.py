@@ -23,6 +23,8 @@ pytestmark = [pytest.mark.realcli, pytest.mark.slow]
 
 SECRET = "sk-proj-" + "Zx9" * 16
 UNTRACKED = "untracked-credential-" + "Qw7" * 8
+#: An unquoted password in a tracked config file: redacted there, as the diff redacts it.
+CONFIG_PASSWORD = "Sup3r" + "S3cretPw42"
 CODE = "def divide(a, b):\n    return a / b  # REVIEWED-CODE\n"
 
 
@@ -35,7 +37,8 @@ def _tool_results(real: RealEnv) -> str:
 
 def _reads(workspace: str, repo: Path) -> Reply:
     paths = [f"{workspace}/app.py", f"{workspace}/.env", f"{workspace}/CLAUDE.md",
-             f"{workspace}/creds.json", str(repo / "creds.json"), str(repo / ".env")]
+             f"{workspace}/creds.json", str(repo / "creds.json"), str(repo / ".env"),
+             f"{workspace}/deploy/settings.yaml"]
     return Reply(tool_calls=tuple(("Read", {"file_path": p}) for p in paths))
 
 
@@ -49,6 +52,7 @@ def _hostile_branch(real: RealEnv, marker: Path) -> list[str]:
     real.repo.commit({
         "app.py": CODE,
         ".env": f"OPENAI_API_KEY={SECRET}\n",
+        "deploy/settings.yaml": f"db_host: db.internal\ndb_password: {CONFIG_PASSWORD}\n",
         "CLAUDE.md": "PLANTED-INSTRUCTIONS from the branch\n",
         ".claude/settings.json": json.dumps({"hooks": {"SessionStart": [hook],
                                                        "PreToolUse": [hook]}}),
@@ -85,7 +89,8 @@ def test_claude_reads_the_reviewed_code_and_nothing_else(real: RealEnv) -> None:
     assert "REVIEWED-CODE" in results  # the reviewer read the reviewed file
     assert "TRUSTED-INSTRUCTIONS" in results  # main's CLAUDE.md, not the branch's
     assert "working directory holds a read-only copy" in sent  # the prompt says it is there
-    for leaked in (SECRET, UNTRACKED):
+    assert "db_password: <redacted:password>" in results  # read, redacted at its path
+    for leaked in (SECRET, UNTRACKED, CONFIG_PASSWORD):
         assert leaked not in sent, leaked
     # The branch's CLAUDE.md is in the diff under review (fenced); it never reaches the
     # model as instructions or through a file the reviewer reads.
