@@ -74,11 +74,14 @@ def refusal_pattern() -> re.Pattern[str]:
 def marker_pattern() -> re.Pattern[str]:
     """What a replaced value reads: never a credential itself."""
     return re.compile(r"<redacted(?::[a-z0-9-]+)?>")
+
+
 #: Keywords of token rules whose every match is a shape :func:`_shapes` finds (Twilio's
 #: ``SK`` and Mailgun's ``key-`` before 32 hex digits, Mailchimp's 32 before ``-us``,
 #: Dropbox's ``sl.`` and SendGrid's ``SG.`` tokens of 59 characters and more): as words
 #: they would make every ``task``, ``monkey-`` or ``isl.`` line worth the full scan.
 _SHAPED_KEYWORDS = frozenset({"sk", "key-", "-us", "sl.", "sg."})
+#: Any of them: still a candidate word, so literals joined on its line are judged whole.
 _SHAPED_WORD = re.compile("|".join(map(re.escape, sorted(_SHAPED_KEYWORDS))).encode())
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "contrase")
 _HEADER_WORDS = ("authorization",)
@@ -153,26 +156,41 @@ def _line_triggers() -> tuple[BytesAhoCorasick, BytesAhoCorasick, re.Pattern[byt
                        rb"""(?:[("'`]|[^\s'"`,;&()<>{}\[\]=]{4})"""))
 
 
-@cache
-def _shapes() -> tuple[bytes, re.Pattern[bytes], bytes, re.Pattern[bytes]]:
+class _Shapes(NamedTuple):
     """Where a credential with no telling word can be (:mod:`mmr.secrets.bare_values`),
-    looked for in the text with each byte mapped to its class.
+    looked for in the text with each byte mapped to its class (``bytes.translate``).
 
-    In ``classes`` (``a`` a base64 character or ``~``, ``e`` ``=``, ``b`` one of ``._-``,
-    ``q`` a quote, ``c`` ``:``, ``s`` a blank): a random value (after a quote, ``=`` or
-    ``:``, one blank allowed: 24 token characters or more, one part between ``._-`` 16 or
-    more), a base64 blob or a loose key body line (32 base64 characters).
-    In ``tokens`` (``a`` any token character, ``q`` a quote): a Discord token (59 or more)
-    and, on a line with four quotes, 24 (or a word of ``_SHAPED_KEYWORDS``): string
-    literals joined are judged as one value.
+    In ``classes``: ``a`` a letter, ``+``, ``/`` or ``~``, ``d`` a digit, ``e`` ``=``,
+    ``b`` one of ``._-``, ``q`` a quote, ``c`` ``:``, ``s`` a blank. ``value``: a random
+    value (after a quote, ``=`` or ``:``, one blank allowed: 24 token characters or more
+    with a digit, one part between ``._-`` 16 or more).
+    In ``base64`` (a base64 character, ``~`` or ``=`` is ``a``): 16 in a row, where a
+    value's part can be; 32, a base64 blob or a loose key body line.
+    In ``tokens`` (``a`` any token character, ``q`` a quote): a Discord token (59 or
+    more); ``four_quotes``; ``adjacent``, two literals joined (by ``+``, ``.``, ``||`` or
+    nothing), whose joined value is judged whole: 24 token characters or a word of
+    ``_SHAPED_KEYWORDS`` on such a line makes it worth the full scan.
     """
-    classes = {**dict.fromkeys(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                               b"0123456789+/~", "a"),
-               **dict.fromkeys(b"._-", "b"), **dict.fromkeys(b"\"'`", "q"),
-               **dict.fromkeys(b" \t", "s"), ord("="): "e", ord(":"): "c", 10: "\n"}
-    tokens = {byte: "a" if kind in "abe" else kind for byte, kind in classes.items()}
-    return (_byte_map(classes), re.compile(rb"[qec]s?(?=[abe]{24})[abe]*?[ae]{16}"),
-            _byte_map(tokens), re.compile(rb"q[^q\n]*q[^q\n]*q[^q\n]*q"))
+
+    classes: bytes
+    base64: bytes
+    tokens: bytes
+    value: re.Pattern[bytes]
+    four_quotes: re.Pattern[bytes]
+    adjacent: re.Pattern[bytes]
+
+
+@cache
+def _shapes() -> _Shapes:
+    classes = {**dict.fromkeys(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/~", "a"),
+               **dict.fromkeys(b"0123456789", "d"), **dict.fromkeys(b"._-", "b"),
+               **dict.fromkeys(b"\"'`", "q"), **dict.fromkeys(b" \t", "s"), ord("="): "e",
+               ord(":"): "c", 10: "\n"}
+    base64 = {byte: "a" if kind in "ade" else kind for byte, kind in classes.items()}
+    tokens = {byte: "a" if kind in "abde" else kind for byte, kind in classes.items()}
+    return _Shapes(_byte_map(classes), _byte_map(base64), _byte_map(tokens),
+                   re.compile(rb"[qec]s?(?=[abde]{24})(?=[abe]*d)[abde]*?[ade]{16}"),
+                   re.compile(rb"q[^q\n]*q[^q\n]*q[^q\n]*q"), re.compile(rb"q[s ]*a?[s ]*q"))
 
 
 def _byte_map(kinds: dict[int, str]) -> bytes:
@@ -225,28 +243,30 @@ def hot_lines(text: str, *, config: bool = False) -> list[int] | None:
     if text.count("\r") != text.count("\r\n") or any(c in text for c in _ODD_BREAKS):
         return None
     strong, names, assign = _line_triggers()
-    mapping, value, token_map, four_quotes = _shapes()
     # In UTF-8 a multi-byte character has no ASCII byte: words and breaks stay in place,
     # and lowering only ever turns a character into an ASCII letter (more matches, not less).
     lower = text.lower().encode("utf-8", "surrogatepass")
-    classes, tokens = lower.translate(mapping), lower.translate(token_map)
+    shapes = _shapes()
+    classes, base64 = lower.translate(shapes.classes), lower.translate(shapes.base64)
+    tokens = lower.translate(shapes.tokens)
     # Whole-text searches (substrings, or a regex anchored on a quote) find the few lines
     # a shape, a closing tag or four quotes are in; lines are looked at one by one only
     # for what the whole text cannot tell.
-    quoted = _lines_matching(four_quotes, tokens, lower)
+    quoted = _lines_matching(shapes.four_quotes, tokens, lower)
     marked = quoted.keys() | _lines_holding(lower, b"</").keys() | _lines_holding(
         lower, b"machine").keys()
     hot = set(_matched_lines(lower, strong.find_matches_as_indexes(lower)))
     hot.update(line for line, body in
                _matched_lines(lower, names.find_matches_as_indexes(lower)).items()
                if config or line in marked or assign.search(body))
-    hot.update(line for line, body in _lines_holding(classes.replace(b"e", b"a"), b"a" * 16,
-                                                     classes).items() if value.search(body))
-    hot.update(_lines_holding(classes, b"a" * 32))
+    hot.update(line for line, body in _lines_holding(base64, b"a" * 16, classes).items()
+               if shapes.value.search(body))
+    hot.update(_lines_holding(base64, b"a" * 32))
     hot.update(_lines_holding(tokens, b"a" * 59))
-    hot.update(line for line, body in quoted.items()
-               if b"a" * 24 in body.translate(token_map)
-               or _SHAPED_WORD.search(body))
+    for line, body in quoted.items():
+        kinds = body.translate(shapes.tokens)
+        if shapes.adjacent.search(kinds) and (b"a" * 24 in kinds or _SHAPED_WORD.search(body)):
+            hot.add(line)
     return sorted(hot)
 
 

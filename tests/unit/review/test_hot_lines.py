@@ -71,7 +71,10 @@ def test_redaction_of_a_file_is_the_full_scan_at_its_path(path: str) -> None:
               # ``.env`` line, a 59-character Discord token, two literals joined.
               'x = "Ab3dEf9hIj2kLm4n.Op5qRs7tUv"', "data cGFzc3dvcmQ9WnE5dkwyeEtwNFR3OEFi end",
               "run(MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs)",
-              'call_some_function_named_long("Ab3dEf9hIjKl" + "2nOp5rStUv8xYz")',
+              'abcdefghij_klmnopqrstuvw("Ab3dEf9hIjKl" + "2nOp5rStUv8xYz")',
+              # A password on a command line; literals joined beside a URL (its ``://``
+              # a rule's word, so the joined value is judged).
+              "run mariadb -pS3cr3tPass db", 'f("Ab3dEf9hIjKl" "2nOp5rStUv8xYz", "ftp://x")',
               # An XML element named for a secret; a certificate's END line giving back
               # the full-width lines taken as a key's body a line before.
               "<db_password>Sup3rS3cret9</db_password>", "x = 1",
