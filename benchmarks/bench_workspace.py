@@ -17,7 +17,9 @@ into the same directory, so each meets the same file-system state.
 same runs.
 
     python benchmarks/bench_workspace.py [--runs 7] [--files 5000] [--compare OLD/src]
-        [--tree DIR]   # a real code base instead, e.g. the Python standard library
+        [--tree DIR]   # a real code base instead: the Python standard library, or a real
+                       # 5,000-file repository, Django's source distribution
+                       # (pip download --no-deps --no-binary :all: django==5.1.4)
 
 Everything is made under the system's temporary directory: ``TMPDIR=/dev/shm`` (a tmpfs)
 gives a floor that stays put; on ext4 it moves 0.08-1.0 s with what the last runs freed.
