@@ -123,6 +123,12 @@ def _link_grok_credentials(directory: Path, home: Path) -> None:
         (target_dir / "auth.json").symlink_to(source)
 
 
+def inherited_env(parent_env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """mmr's environment as a reviewer CLI's process gets it: all but mmr's own gh token."""
+    return {key: value for key, value in (os.environ if parent_env is None
+                                          else parent_env).items() if key != GH_TOKEN_ENV}
+
+
 def open_posture(channel_env: Mapping[str, str], cwd: str | None, *,
                  parent_env: Mapping[str, str] | None = None, base_cwd: Path | None = None,
                  tmp_root: Path | None = None) -> Posture:
@@ -135,8 +141,7 @@ def open_posture(channel_env: Mapping[str, str], cwd: str | None, *,
     authenticate through their own env vars and an allow-list would silently break them
     (credential refusal is a separate opt-in).
     """
-    parent = {key: value for key, value in (os.environ if parent_env is None
-                                             else parent_env).items() if key != GH_TOKEN_ENV}
+    parent = inherited_env(parent_env)
     base = base_cwd if base_cwd is not None else Path.cwd()
     neutral_cwd = cwd if cwd is not None and _refers_to(cwd, NEUTRAL_CWD) else None
     if neutral_cwd is None and not any(_refers_to(v, NEUTRAL_HOME) for v in channel_env.values()):

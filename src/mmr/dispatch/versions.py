@@ -20,6 +20,7 @@ from mmr.config.channel_schema import HttpChannel, ReplayChannel
 from mmr.config.loaded import Channel
 from mmr.dispatch import version_cache
 from mmr.dispatch.auth import install_token, is_installed
+from mmr.dispatch.isolation import inherited_env
 from mmr.process.subprocess import ProcessRequest, run_process
 from mmr.secrets.redact import redact_text
 from mmr.store.held import write_json
@@ -46,7 +47,8 @@ def version_token(channel: Channel) -> str | None:
 async def token_version(token: str) -> str | None:
     """``<token> --version``'s first non-blank stdout line (redacted), None on any failure."""
     outcome = await run_process(ProcessRequest(
-        (token, "--version"), timeout_s=VERSION_TIMEOUT_S, stderr="suppress",
+        (token, "--version"), env=inherited_env(), timeout_s=VERSION_TIMEOUT_S,
+        stderr="suppress",
         max_capture_bytes=_MAX_CAPTURE_BYTES, kill_grace_s=0, label="version",
     ))
     if not outcome.succeeded:

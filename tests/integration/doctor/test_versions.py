@@ -42,6 +42,15 @@ def test_first_non_blank_line_of_stdout(fake_cli: FakeCliFactory):
     assert fake.last_call(include_version_probes=True)["argv"] == ["--version"]
 
 
+def test_the_probe_runs_without_mmrs_own_gh_token(fake_cli: FakeCliFactory,
+                                                  monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MMR_GH_TOKEN", "ghs_job")
+    fake = fake_cli("probed", stdout="probed 1.0")
+    assert cli_version(channel("probed")) == "probed 1.0"
+    env = fake.last_call(include_version_probes=True)["env"]
+    assert "MMR_GH_TOKEN" not in env and "PATH" in env
+
+
 def test_failures_have_no_version(fake_cli: FakeCliFactory):
     fake_cli("exits-1", stdout="1.0", exit_code=1)
     fake_cli("silent")
