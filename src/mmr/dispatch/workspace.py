@@ -20,7 +20,7 @@ settings reach a reviewer:
 
 Every other file goes through the credential redaction the diff gets at the same path,
 with the same ``<redacted:KIND>`` markers. Redacted content is cached by git blob id (and
-the kind of path: :func:`mmr.secrets.credentials.path_kind`) under
+the kind of path: :func:`mmr.secrets.assignments.path_kind`) under
 ``~/.mmr/cache/workspace``, so a repeated review of the same repository reads and redacts
 only what changed. The copy lives in a ``mmr-grok-ws-*`` temp directory: removed when
 the dispatch ends or is interrupted, and by the stale-directory sweep after a kill.
@@ -60,7 +60,8 @@ from mmr.dispatch.isolation import (
 )
 from mmr.errors import MmrError
 from mmr.fs import read_bytes_nofollow
-from mmr.secrets.credentials import path_kind, redact_credentials
+from mmr.secrets.assignments import path_kind
+from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_files import is_sensitive_path
 
 #: Directories and files the built-in CLIs load from their working directory as settings,

@@ -149,6 +149,20 @@ def is_config_file(path: str | None) -> bool:
     return lower.endswith(_CONFIG_SUFFIXES) or lower.startswith((".env", "config", "credentials"))
 
 
+def is_pgpass_file(path: str | None) -> bool:
+    """A ``.pgpass``-like file: every line is judged by its shape."""
+    return (path or "").endswith("pgpass")
+
+
+def path_kind(path: str | None) -> str:
+    """All the redactor asks of a file's path (:func:`is_config_file`,
+    :func:`is_pgpass_file`) as one word: ``code``, ``config``, ``pgpass`` or
+    ``config-pgpass``. Redacted content is the same for every path of one kind."""
+    kinds = [kind for kind, holds in (("config", is_config_file(path)),
+                                      ("pgpass", is_pgpass_file(path))) if holds]
+    return "-".join(kinds) or "code"
+
+
 def assignment_spans(text: str, path: str | None) -> list[ValueSpan]:
     """Spans of values assigned to secret-like names in one line."""
     config = is_config_file(path)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import NamedTuple
 
-from mmr.secrets.assignments import is_secret_value, shannon_entropy
+from mmr.secrets.assignments import is_pgpass_file, is_secret_value, shannon_entropy
 
 
 class BareSpan(NamedTuple):
@@ -100,7 +100,7 @@ def bare_spans(text: str, path: str | None,
         if not any(s.start <= m.start("value") < s.end for s in spans) and looks_random(
                 m.group("value")):
             spans.append(BareSpan(m.start("value"), m.end("value"), "random-value"))
-    if (path or "").endswith("pgpass") or ":*:" in text or ":5432:" in text:
+    if is_pgpass_file(path) or ":*:" in text or ":5432:" in text:
         # The password field is judged as a password assignment's value: a placeholder
         # (``<password>``, ``password``, ``****``, ``${PGPASS}``) or a marker is no secret.
         spans += [BareSpan(m.start("value"), m.end("value"), "password")

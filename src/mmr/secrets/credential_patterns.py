@@ -18,6 +18,7 @@ from ahocorasick_rs import BytesAhoCorasick
 from mmr.secrets.assignments import (
     assignment_spans,
     concatenations,
+    is_pgpass_file,
     is_secret_name,
     name_kind,
 )
@@ -317,7 +318,7 @@ def _raw_spans(text: str, path: str | None) -> list[Span]:
     if any(word in lower for word in _NAME_WORDS):
         guesses += [Span(s.start, s.end, name_kind(s.name)) for s in assignment_spans(text, path)]
     if (_long_token().search(text) is not None or ":*:" in text or ":5432:" in text
-            or (path or "").endswith("pgpass")):
+            or is_pgpass_file(path)):
         guesses += [Span(*span) for span in bare_spans(text, path, _holds_credential)]
     return spans + [g for g in guesses
                     if not any(s.start < g.end and g.start < s.end for s in spans)]
@@ -334,7 +335,7 @@ def credential_spans(text: str, path: str | None = None) -> list[Span]:
     span that keeps the kind of the match that starts first (the longer one on a tie).
     ``path`` (the file the line is in) lets config files assign unquoted values.
     """
-    if not may_hold_credentials(text) and not (path or "").endswith("pgpass"):
+    if not may_hold_credentials(text) and not is_pgpass_file(path):
         return []
     merged: list[Span] = []
     for span in sorted(_raw_spans(text, path), key=lambda s: (s.start, -s.end)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mmr.secrets.assignments import is_config_file
+from mmr.secrets.assignments import is_config_file, is_pgpass_file
 from mmr.secrets.credential_patterns import (
     CredentialKind,
     hot_lines,
@@ -88,9 +88,9 @@ def redact_credentials(text: str, path: str | None = None) -> tuple[str, int]:
     file at ``path`` when it is one) with every credential replaced, and how many were
     replaced; a key block keeps its lines. Only :func:`hot_lines` (and lines inside a
     block) get the full scan."""
-    kind = path_kind(path)
-    hot = None if kind == "pgpass" else hot_lines(text, config=kind == "config")
-    if hot == [] or (hot is None and kind != "pgpass" and not may_hold_credentials(text)):
+    pgpass = is_pgpass_file(path)
+    hot = None if pgpass else hot_lines(text, config=is_config_file(path))
+    if hot == [] or (hot is None and not pgpass and not may_hold_credentials(text)):
         return text, 0
     bodies = text.splitlines() if hot is not None else [
         line.rstrip("\r\n") for line in text.splitlines(keepends=True)]
@@ -111,15 +111,6 @@ def redact_credentials(text: str, path: str | None = None) -> tuple[str, int]:
     out = [content + line[len(body):]
            for content, line, body in zip(redactor.out, lines, bodies, strict=True)]
     return "".join(out), len(redactor.hits)
-
-
-def path_kind(path: str | None) -> str:
-    """What of a file's path its redaction depends on: ``config`` (an unquoted value or a
-    ``password hunter2`` line counts), ``pgpass`` (every line judged by its shape) or
-    ``code``. Redacted content is the same for every path of one kind."""
-    if (path or "").endswith("pgpass"):
-        return "pgpass"
-    return "config" if is_config_file(path) else "code"
 
 
 def scan_diff(diff_text: str) -> list[CredentialHit]:

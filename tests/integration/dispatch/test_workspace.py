@@ -98,15 +98,18 @@ def test_each_file_is_redacted_as_the_diff_redacts_it_at_its_path(
     same blob in code (where the diff leaves it) is exported apart, not from its cache
     entry, and a repeat gives the same files."""
     setting = "db_password: Sup3rS3cretPw\n"
+    # A config file that is also a pgpass file is a kind of its own: sharing the pgpass
+    # file's cache entry would export one of them redacted as the other.
     files = {"deploy/settings.yaml": setting, "deploy/app.conf": setting,
-             "src/notes.py": setting}
+             "src/notes.py": setting, "config.pgpass": setting, "db.pgpass": setting}
     repo = GitRepo.create(tmp_path / "repo", files)
     diff = "".join(f"diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n"
                    f"@@ -0,0 +1 @@\n+{t}" for p, t in files.items())
     expected = {p: text[1:] + "\n" for p, text in
                 zip(files, redact_diff(diff)[0].split("\n")[5::6], strict=True)}
     assert expected["deploy/settings.yaml"] == "db_password: <redacted:password>\n"
-    assert expected["src/notes.py"] == setting
+    assert expected["src/notes.py"] == expected["db.pgpass"] == setting
+    assert expected["config.pgpass"] == expected["deploy/settings.yaml"]
     for _ in range(2):  # the first export fills the cache, the repeat links from it
         workspace = _export(repo, kind, tmp_path / "cache", exported, trusted_ref=None)
         assert _files(workspace.root) == expected

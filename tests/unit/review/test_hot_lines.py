@@ -53,8 +53,9 @@ def test_redaction_is_the_full_scan(text: str) -> None:
     assert redact_credentials(text) == every_line(text)
 
 
-#: A code file, config files of each kind the redactor knows, a pgpass file.
-PATHS = ("src/app.py", "deploy/settings.yaml", "app.conf", ".env.example", "db.pgpass")
+#: A code file, config files of each kind the redactor knows, pgpass files (one also config).
+PATHS = ("src/app.py", "deploy/settings.yaml", "app.conf", ".env.example", "db.pgpass",
+         "config.pgpass")
 
 
 @pytest.mark.parametrize("path", PATHS)
