@@ -10,6 +10,7 @@ Only the value is replaced, never the code around it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from typing import NamedTuple
 
@@ -82,8 +83,8 @@ def marker_pattern() -> re.Pattern[str]:
 #: Dropbox's ``sl.`` and SendGrid's ``SG.`` tokens of 59 characters and more): as words
 #: they would make every ``task``, ``monkey-`` or ``isl.`` line worth the full scan.
 _SHAPED_KEYWORDS = frozenset({"sk", "key-", "-us", "sl.", "sg."})
-#: Any of them: still a candidate word, so literals joined on its line are judged whole.
-_SHAPED_WORD = re.compile("|".join(map(re.escape, sorted(_SHAPED_KEYWORDS))).encode())
+#: Words of the key-block and pgpass scans, beside the token rules' keywords.
+_BLOCK_WORDS = ("begin", "putty", "private-mac", "private key", ":*:", ":5432:")
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "contrase")
 _HEADER_WORDS = ("authorization",)
 _URL_PLACEHOLDERS = frozenset({"pass", "password", "passwd", "pwd", "secret", "user",
@@ -128,9 +129,8 @@ def _long_token() -> re.Pattern[str]:
 
 @cache
 def _candidate() -> BytesAhoCorasick:
-    words = (*_NAME_WORDS, *_HEADER_WORDS, "begin", "putty", "private-mac", "private key",
-             ":*:", ":5432:")
-    return BytesAhoCorasick([word.encode() for word in {*table_keywords(), *words}])
+    words = {*table_keywords(), *_NAME_WORDS, *_HEADER_WORDS, *_BLOCK_WORDS}
+    return BytesAhoCorasick([word.encode() for word in words])
 
 
 def may_hold_credentials(text: str) -> bool:
@@ -146,8 +146,7 @@ def _line_triggers() -> tuple[BytesAhoCorasick, BytesAhoCorasick, re.Pattern[byt
     public block's end), a secret-name word beside an assignment, quotes, an XML closing
     tag or a netrc ``machine``, the shape of a credential with no telling word
     (:func:`_shapes`). The words are found by Aho-Corasick automatons, one pass each."""
-    strong = {*table_keywords(), "authoriz", "begin", "putty", "private-mac", "private key",
-              ":*:", ":5432:", "-----end"} - _SHAPED_KEYWORDS
+    strong = {*table_keywords(), *_BLOCK_WORDS, "authoriz", "-----end"} - _SHAPED_KEYWORDS
     return (BytesAhoCorasick([word.encode() for word in sorted(strong)]),
             BytesAhoCorasick([word.encode() for word in _NAME_WORDS]),
             # An assignment whose value could be redacted outside a config file: quoted
@@ -179,6 +178,9 @@ class _Shapes(NamedTuple):
     value: re.Pattern[bytes]
     four_quotes: re.Pattern[bytes]
     adjacent: re.Pattern[bytes]
+    #: A word of ``_SHAPED_KEYWORDS``: still a candidate word, so literals joined on its
+    #: line are judged whole.
+    shaped_word: re.Pattern[bytes]
 
 
 @cache
@@ -191,7 +193,8 @@ def _shapes() -> _Shapes:
     tokens = {byte: "a" if kind in "abde" else kind for byte, kind in classes.items()}
     return _Shapes(_byte_map(classes), _byte_map(base64), _byte_map(tokens),
                    re.compile(rb"[qec]s?(?=[abde]{24})(?=[abe]*d)[abde]*?[ade]{16}"),
-                   re.compile(rb"q[^q\n]*q[^q\n]*q[^q\n]*q"), re.compile(rb"q[s ]*a?[s ]*q"))
+                   re.compile(rb"q[^q\n]*q[^q\n]*q[^q\n]*q"), re.compile(rb"q[s ]*a?[s ]*q"),
+                   re.compile("|".join(map(re.escape, sorted(_SHAPED_KEYWORDS))).encode()))
 
 
 def _byte_map(kinds: dict[int, str]) -> bytes:
@@ -199,11 +202,16 @@ def _byte_map(kinds: dict[int, str]) -> bytes:
     return bytes(ord(kinds.get(byte, " ")) for byte in range(256))
 
 
+def _word_lines(words: BytesAhoCorasick, data: bytes) -> dict[int, bytes]:
+    """The lines holding one of ``words`` (the matches do not overlap), and their text."""
+    return _matched_lines(data, (start for _, start, _ in words.find_matches_as_indexes(data)))
+
+
 def _lines_matching(pattern: re.Pattern[bytes], searched: bytes,
                     data: bytes) -> dict[int, bytes]:
     """The lines where ``pattern`` matches ``searched`` (``data`` mapped byte for byte), and
     their text in ``data``."""
-    return _matched_lines(data, [(0, m.start(), 0) for m in pattern.finditer(searched)])
+    return _matched_lines(data, (m.start() for m in pattern.finditer(searched)))
 
 
 def _lines_holding(searched: bytes, needle: bytes, data: bytes | None = None
@@ -213,18 +221,18 @@ def _lines_holding(searched: bytes, needle: bytes, data: bytes | None = None
     starts = []
     at = searched.find(needle)
     while at >= 0:
-        starts.append((0, at, 0))
+        starts.append(at)
         at = searched.find(needle, searched.find(b"\n", at) % (len(searched) + 1) + 1)
     return _matched_lines(searched if data is None else data, starts)
 
 
-def _matched_lines(data: bytes, matches: list[tuple[int, int, int]]) -> dict[int, bytes]:
-    """The lines (by number) a match starts in, and their text. The matches do not overlap
-    and come in order, so every line holding a word has one."""
+def _matched_lines(data: bytes, starts: Iterable[int]) -> dict[int, bytes]:
+    """The lines (by number) the matches starting at ``starts`` (in order) are in, and
+    their text."""
     found: dict[int, bytes] = {}
     line = counted = 0
     end = -1
-    for _, start, _ in matches:
+    for start in starts:
         if start > end:
             line += data.count(b"\n", counted, start)
             counted, end = start, data.find(b"\n", start) % (len(data) + 1)
@@ -257,9 +265,8 @@ def hot_lines(text: str, *, config: bool = False) -> list[int] | None:
     quoted = _lines_matching(shapes.four_quotes, tokens, lower)
     marked = quoted.keys() | _lines_holding(lower, b"</").keys() | _lines_holding(
         lower, b"machine").keys()
-    hot = set(_matched_lines(lower, strong.find_matches_as_indexes(lower)))
-    hot.update(line for line, body in
-               _matched_lines(lower, names.find_matches_as_indexes(lower)).items()
+    hot = set(_word_lines(strong, lower))
+    hot.update(line for line, body in _word_lines(names, lower).items()
                if config or line in marked or assign.search(body))
     hot.update(line for line, body in _lines_holding(base64, b"a" * 16, classes).items()
                if shapes.value.search(body))
@@ -267,7 +274,8 @@ def hot_lines(text: str, *, config: bool = False) -> list[int] | None:
     hot.update(_lines_holding(tokens, b"a" * 59))
     for line, body in quoted.items():
         kinds = body.translate(shapes.tokens)
-        if shapes.adjacent.search(kinds) and (b"a" * 24 in kinds or _SHAPED_WORD.search(body)):
+        if shapes.adjacent.search(kinds) and (b"a" * 24 in kinds
+                                              or shapes.shaped_word.search(body)):
             hot.add(line)
     return sorted(hot)
 
