@@ -48,8 +48,8 @@ async def token_version(token: str) -> str | None:
     """``<token> --version``'s first non-blank stdout line (redacted), None on any failure."""
     outcome = await run_process(ProcessRequest(
         (token, "--version"), env=inherited_env(), timeout_s=VERSION_TIMEOUT_S,
-        stderr="suppress",
-        max_capture_bytes=_MAX_CAPTURE_BYTES, kill_grace_s=0, label="version",
+        stderr="suppress", max_capture_bytes=_MAX_CAPTURE_BYTES, kill_grace_s=0,
+        label="version",
     ))
     if not outcome.succeeded:
         return None

@@ -59,7 +59,7 @@ from mmr.dispatch.isolation import (
     track_directory,
 )
 from mmr.errors import MmrError
-from mmr.fs import read_bytes_nofollow
+from mmr.fs import atomic_write_bytes, read_bytes_nofollow
 from mmr.secrets.assignments import path_kind
 from mmr.secrets.credentials import redact_credentials
 from mmr.secrets.secret_files import is_sensitive_path
@@ -186,12 +186,8 @@ class RedactionCache:
                 try:
                     os.link(written, path, follow_symlinks=False)
                 except OSError:  # another file system (a tmpfs /tmp): keep a copy
-                    temp = path.with_name(f".{key}.{os.getpid()}")
-                    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                                 0o400)
-                    with os.fdopen(fd, "wb") as handle:
-                        handle.write(read_bytes_nofollow(Path(written)))
-                    temp.replace(path)
+                    atomic_write_bytes(path, read_bytes_nofollow(Path(written)), mode=0o400,
+                                       durable=False)
             else:
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o400))
 

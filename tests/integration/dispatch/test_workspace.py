@@ -206,6 +206,26 @@ def test_a_full_file_system_is_an_error_naming_the_way_out_and_leaves_nothing(
         subprocess.run(["umount", "-l", str(full)], check=False)
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_a_cache_too_full_for_a_copy_keeps_no_half_written_file(
+        repo: GitRepo, tmp_path: Path, exported: list[Workspace]) -> None:
+    """The workspace on another file system (copies into the cache, not links) and a cache
+    with no room for a file: the review still gets the file, the cache no torn copy."""
+    repo.commit({"data/big.txt": "x = 1\n" * 40_000}, "large")
+    full = tmp_path / "cache"
+    full.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(full)],
+                   check=True)
+    try:
+        workspace = _export(repo, "commit", full, exported, tmp_root=Path("/dev/shm"))
+        assert (workspace.root / "data/big.txt").stat().st_size == 240_000
+        kept = [p for p in full.rglob("*") if p.is_file()]
+        assert kept and all(p.stat().st_size < 240_000 for p in kept), kept
+        assert not [p.name for p in kept if p.name.startswith(".") and p.name != ".swept"]
+    finally:
+        subprocess.run(["umount", "-l", str(full)], check=False)
+
+
 def test_cleanup_sweep_and_interrupt_remove_the_sealed_directory(
         repo: GitRepo, tmp_path: Path, exported: list[Workspace]) -> None:
     temp = tmp_path / "tmp"
