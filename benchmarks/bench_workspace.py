@@ -1,8 +1,9 @@
 """What the review workspace costs: its export against a bare ``git archive | tar -x``.
 
-A 5,000-file repository of source-like text (about 3 KiB a file, some with words such as
-``token`` or ``password`` so the redaction's slow path runs, a few with real-looking
-credentials) is exported, interleaved in one run:
+A 5,000-file repository of source-like text (about 3 KiB a file; one line in six names
+``token`` or ``password``, which the secret-word pass must look at, though none assigns
+a value that could be redacted; a few files with real-looking credentials) is exported,
+interleaved in one run:
 
 - bare: ``git archive HEAD | tar -x`` into an empty directory, the floor of any export;
 - first: :func:`mmr.dispatch.workspace.export_workspace` with an empty redaction cache
@@ -10,8 +11,8 @@ credentials) is exported, interleaved in one run:
 - repeat: the same with the cache the first export filled (a repeated review).
 
 Each figure is the median wall time of ``--runs`` repetitions, and the CPU time beside it:
-every process's (the bare pipeline's git and tar; an export's own, its git's and its
-second export process's); removing the directories is not timed. Every tree is written
+every process's (the bare pipeline's git and tar; an export's own and its git's);
+removing the directories is not timed. Every tree is written
 into the same directory, so each meets the same file-system state.
 ``--compare`` times a previous tree's export (its ``src/``, in a child process) in the
 same runs.
